@@ -1,0 +1,60 @@
+// `vtime exec`: run any command tree in discrete-event virtual time.
+#include "command.h"
+#include "epoch.h"
+#include "exec_session.h"
+
+#include <vtime/session.h>
+
+#include <cstdio>
+
+namespace vtime::cli {
+
+Subcommand register_exec(CLI::App& root) {
+  struct Options {
+    std::vector<std::string> command;
+    std::string epoch;
+    bool stats = false;
+    std::string on_deadlock = "exit";
+  };
+  auto opts = std::make_shared<Options>();
+  CLI::App* app = root.add_subcommand(
+      "exec",
+      "Run COMMAND under a virtual clock. The clock is frozen while any thread of the command's\n"
+      "process tree runs, and jumps to the earliest pending deadline (sleep, timeout, timer) each\n"
+      "time the whole tree is idle, so a program that sleeps for an hour finishes at once while\n"
+      "seeing exactly one hour pass. Exit status: COMMAND's own (128+N if killed by signal N);\n"
+      "121 blocked forever (--on-deadlock exit); 122 a wrapped process could not attach to the\n"
+      "session; 125 vtime failed; 126 COMMAND not runnable; 127 COMMAND not found; 2 usage.");
+  app->add_option("--epoch", opts->epoch,
+                  "Wall-clock time at virtual time 0, ISO-8601 (2024-05-01T12:00:00Z, 2024-05-01, +02:00 offsets) "
+                  "or @UNIX_SECONDS. Default: 2024-01-01T00:00:00Z, fixed so runs are reproducible.");
+  app->add_flag("--stats", opts->stats, "Print virtual time elapsed, wall time, advances and wake-ups on exit.");
+  app->add_option("--on-deadlock", opts->on_deadlock,
+                  "When every thread waits and no deadline is pending: 'exit' prints what each thread waits on, "
+                  "kills the tree and exits 121; 'report' prints it and keeps waiting (input may still come "
+                  "from outside the tree).")
+      ->check(CLI::IsMember({"report", "exit"}));
+  app->add_option("command", opts->command, "The command and its arguments (after --).")->required();
+  app->prefix_command(false);
+  app->positionals_at_end(true);
+
+  return {app, [opts]() -> int {
+            ExecOptions o;
+            o.command = opts->command;
+            o.stats = opts->stats;
+            o.on_deadlock = opts->on_deadlock == "report" ? OnDeadlock::kReport : OnDeadlock::kExit;
+            o.epoch_ns = kDefaultEpochNs;
+            if (!opts->epoch.empty()) {
+              auto e = parse_epoch(opts->epoch);
+              if (!e) {
+                fprintf(stderr, "vtime exec: --epoch: cannot parse '%s' (expected ISO-8601 such as "
+                                "2024-05-01T12:00:00Z, or @UNIX_SECONDS)\n", opts->epoch.c_str());
+                return kExitUsage;
+              }
+              o.epoch_ns = *e;
+            }
+            return run_exec(o);
+          }};
+}
+
+}  // namespace vtime::cli

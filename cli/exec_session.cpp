@@ -1,0 +1,177 @@
+// Running one command tree under a fresh virtual-time session (see exec_session.h).
+#include "exec_session.h"
+
+#include "command.h"
+#include "shim_path.h"
+
+#include <vtime/controller.h>
+#include <vtime/session.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+namespace vtime::cli {
+namespace {
+
+// The only process-global state of the CLI: signal handlers forward to the wrapped root.
+std::atomic<pid_t> g_forward_pid{0};
+
+void forward_signal(int sig) {
+  pid_t p = g_forward_pid.load();
+  if (p > 0) kill(p, sig);
+}
+
+void install_forwarding(pid_t child) {
+  g_forward_pid.store(child);
+  struct sigaction sa{};
+  sa.sa_handler = forward_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2}) sigaction(sig, &sa, nullptr);
+}
+
+[[noreturn]] void exec_child(const ExecOptions& opts, const std::string& shim, const std::string& spec, int errfd,
+                             pid_t parent) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(kExitInternal);
+  setenv(kSessionEnv, spec.c_str(), 1);
+  std::string preload = shim;
+  if (const char* old = getenv("LD_PRELOAD"); old && *old) preload += std::string(":") + old;
+  setenv("LD_PRELOAD", preload.c_str(), 1);
+  std::vector<char*> argv;
+  for (auto& a : opts.command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  execvp(argv[0], argv.data());
+  int e = errno;
+  ssize_t w = write(errfd, &e, sizeof e);
+  (void)w;
+  _exit(e == ENOENT ? kExitNotFound : kExitCannotRun);
+}
+
+int exit_code(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return kExitInternal;
+}
+
+void print_report(const std::vector<ThreadReport>& threads, TimePoint now) {
+  fprintf(stderr, "vtime exec: the program is blocked forever at virtual time %.9f s: every thread waits "
+                  "and no virtual deadline is pending\n", static_cast<double>(now.ns()) / 1e9);
+  for (auto& t : threads) {
+    fprintf(stderr, "  pid %d tid %d (%s) [%c]: %s\n", t.pid, t.tid, t.comm.c_str(), t.state, t.waits_on.c_str());
+  }
+}
+
+}  // namespace
+
+int run_exec(const ExecOptions& opts) {
+  std::string why;
+  std::string shim = find_shim(why);
+  if (shim.empty()) {
+    fprintf(stderr, "vtime exec: %s\n", why.c_str());
+    return kExitInternal;
+  }
+  std::optional<Session> session;
+  try {
+    session.emplace(Session::create({.epoch_ns = opts.epoch_ns, .mono_origin_ns = kDefaultMonoOriginNs}));
+  } catch (const SessionError& e) {
+    fprintf(stderr, "vtime exec: %s\n", e.what());
+    return kExitInternal;
+  }
+  std::string spec = session->attach_spec();
+  int errpipe[2];
+  if (pipe2(errpipe, O_CLOEXEC) != 0) {
+    fprintf(stderr, "vtime exec: pipe: %s\n", strerror(errno));
+    return kExitInternal;
+  }
+  auto wall_start = std::chrono::steady_clock::now();
+  pid_t parent = getpid();
+  pid_t child = fork();
+  if (child < 0) {
+    fprintf(stderr, "vtime exec: fork: %s\n", strerror(errno));
+    return kExitInternal;
+  }
+  if (child == 0) {
+    close(errpipe[0]);
+    exec_child(opts, shim, spec, errpipe[1], parent);
+  }
+  close(errpipe[1]);
+  int child_errno = 0;
+  ssize_t n = read(errpipe[0], &child_errno, sizeof child_errno);
+  close(errpipe[0]);
+  int status = 0;
+  if (n == sizeof child_errno) {
+    waitpid(child, &status, 0);
+    fprintf(stderr, "vtime exec: cannot run '%s': %s\n", opts.command[0].c_str(), strerror(child_errno));
+    return child_errno == ENOENT ? kExitNotFound : kExitCannotRun;
+  }
+  install_forwarding(child);
+
+  Controller ctl(*session, child);
+  bool reaped = false;
+  auto exited = [&] {
+    if (!reaped && waitpid(child, &status, WNOHANG) == child) reaped = true;
+    return reaped;
+  };
+  int result = -1;
+  bool reported = false;
+  uint64_t reported_activity = 0;
+  while (!exited()) {
+    ctl.wait_idle(exited);
+    if (exited()) break;
+    auto next = ctl.next_deadline();
+    if (!next) {
+      uint64_t activity = session->header().activity.load();
+      if (reported && activity == reported_activity) {
+        // --on-deadlock=report: keep waiting for input from outside the tree.
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        continue;
+      }
+      print_report(ctl.describe(), session->now());
+      reported = true;
+      reported_activity = activity;
+      if (opts.on_deadlock == OnDeadlock::kExit) {
+        for (pid_t p : ctl.tree_pids()) kill(p, SIGKILL);
+        waitpid(child, &status, 0);
+        result = kExitDeadlock;
+        break;
+      }
+      continue;
+    }
+    reported = false;
+    TimePoint now = session->now();
+    ctl.advance_to(*next > now ? *next : now);
+  }
+  g_forward_pid.store(0);
+  if (result < 0) {
+    result = exit_code(status);
+    // Processes the command left behind cannot live on without the clock: end them now rather
+    // than let them fail on their own when they notice the session is gone.
+    for (pid_t p : ctl.tree_pids()) {
+      if (p != child) kill(p, SIGKILL);
+    }
+  }
+  if (opts.stats) {
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    double virt = static_cast<double>(session->now().ns()) / 1e9;
+    ControllerStats st = ctl.stats();
+    fprintf(stderr, "vtime: virtual time %.9f s, wall time %.6f s, speed-up x%.1f, %llu advances, %llu wake-ups, "
+                    "%llu idle decisions\n", virt, wall, wall > 0 ? virt / wall : 0.0,
+            static_cast<unsigned long long>(st.advances), static_cast<unsigned long long>(st.wakeups),
+            static_cast<unsigned long long>(st.idle_decisions));
+  }
+  return result;
+}
+
+}  // namespace vtime::cli

@@ -1,0 +1,25 @@
+// Running one command tree under a fresh virtual-time session: spawn it with the shim, move the
+// clock each time the tree is idle, report a tree blocked forever, and return its exit status.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vtime::cli {
+
+// Exit status when the tree is blocked forever and --on-deadlock=exit (docs/cli.md).
+inline constexpr int kExitDeadlock = 121;
+
+enum class OnDeadlock { kReport, kExit };
+
+struct ExecOptions {
+  std::vector<std::string> command;
+  int64_t epoch_ns = 0;
+  bool stats = false;
+  OnDeadlock on_deadlock = OnDeadlock::kExit;
+};
+
+int run_exec(const ExecOptions& opts);
+
+}  // namespace vtime::cli

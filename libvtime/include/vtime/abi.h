@@ -1,0 +1,117 @@
+// The shared-memory ABI between every side of a vtime session.
+//
+// What it is for: one segment per session holds the virtual clock, the table of pending timed
+// waits (waiter slots) and the table of processes of the wrapped tree. The controller (`vtime
+// exec`, the broker) writes the clock and wakes slots; every wrapped process reads the clock
+// with plain atomic loads and registers its waits here. Everything is standard-layout, lock-free
+// atomics and offsets, never pointers, so any process can map it at any address. The magic,
+// the ABI version and the total size are checked on attach; bump kVersion on any layout change.
+//
+// Slot life cycle (thread slots): Free -> Claimed (owned by a thread, not waiting)
+//   -> Waiting (deadline set) -> Woken (by the controller at the deadline) -> Claimed.
+// Timer slots (owned by a process): Claimed (disarmed) <-> Waiting (armed) -> Woken (firing).
+// A Woken slot is a wake-up the owner has not consumed yet: the tree is not idle while one exists.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+namespace vtime::abi {
+
+inline constexpr uint64_t kMagic = 0x31454d4954565f56ULL;  // "V_VTIME1", little-endian
+inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kWaiterSlots = 4096;
+inline constexpr uint32_t kProcessSlots = 512;
+inline constexpr int64_t kNoDeadline = std::numeric_limits<int64_t>::max();
+inline constexpr uint32_t kNoProcess = 0xffffffffu;
+
+enum SlotState : uint32_t { kFree = 0, kClaimed = 1, kWaiting = 2, kWoken = 3 };
+
+// Who makes the owner run when the deadline comes.
+enum WakeKind : uint32_t {
+  kWakeFutex = 0,  // the controller bumps `word` and futex-wakes it (sleeps)
+  kWakeAgent = 1,  // the controller wakes the owning process's agent thread, which acts in-process
+  kWakeNone = 2,   // an infinite wait, recorded for the deadlock report only
+};
+
+// What a slot waits for (the deadlock report prints these).
+enum Reason : uint32_t {
+  kReasonNone = 0, kReasonSleep, kReasonPoll, kReasonSelect, kReasonEpoll, kReasonCond,
+  kReasonSem, kReasonMutex, kReasonRwlock, kReasonFutex, kReasonJoin, kReasonSigwait,
+  kReasonPosixTimer, kReasonTimerfd, kReasonAlarm, kReasonCount
+};
+
+struct alignas(64) WaiterSlot {
+  std::atomic<uint32_t> state;
+  std::atomic<uint32_t> word;       // futex word for kWakeFutex
+  std::atomic<int32_t> pid;
+  std::atomic<int32_t> tid;
+  std::atomic<int64_t> deadline;    // virtual ns since origin, kNoDeadline for infinite waits
+  std::atomic<uint64_t> seq;        // registration order: ties at one deadline wake in this order
+  std::atomic<uint32_t> wake_kind;
+  std::atomic<uint32_t> reason;
+  std::atomic<uint32_t> process;    // index into processes[]
+  std::atomic<uint32_t> is_timer;   // 1: owned by the process (timer), 0: owned by thread `tid`
+};
+
+struct alignas(64) ProcessSlot {
+  std::atomic<uint32_t> state;      // 0 free, 1 live
+  std::atomic<int32_t> pid;
+  std::atomic<int32_t> parent;
+  std::atomic<uint32_t> agent_word; // futex the process's agent thread sleeps on
+  std::atomic<uint64_t> start_time; // /proc/PID/stat field 22 (clock ticks since boot), 0 unknown
+  std::atomic<uint64_t> clock_reads;
+};
+
+// The clock is a seqlock: the controller is the only writer; readers retry on an odd or changed
+// seq. now = now_ns + (real_now - real_base_ns) * rate_ppm / 1e6; rate 0 (frozen) is the default.
+struct alignas(64) ClockState {
+  std::atomic<uint64_t> seq;
+  std::atomic<int64_t> now_ns;
+  std::atomic<int64_t> real_base_ns;   // CLOCK_MONOTONIC (real) when now_ns was set
+  std::atomic<int64_t> rate_ppm;       // 0 frozen, 1'000'000 runs with the real clock
+  int64_t epoch_ns;                    // CLOCK_REALTIME at virtual time 0
+  int64_t mono_origin_ns;              // CLOCK_MONOTONIC/BOOTTIME at virtual time 0
+};
+
+struct alignas(64) Header {
+  uint64_t magic;
+  uint32_t version;
+  uint32_t header_size;
+  uint64_t total_size;
+  int32_t owner_pid;                   // the controller; waiters fail loudly once it is gone
+  uint32_t waiter_count;
+  uint32_t process_count;
+  uint32_t reserved0;
+  uint64_t waiter_offset;
+  uint64_t process_offset;
+  std::atomic<uint64_t> activity;      // bumped on every wait entry/exit and registration
+  std::atomic<uint32_t> controller_word;
+  std::atomic<uint32_t> controller_waiting;
+  std::atomic<uint64_t> next_seq;
+  std::atomic<uint64_t> advances;
+  std::atomic<uint64_t> wakeups;
+  std::atomic<uint32_t> spin_quantum_reads;  // 0 off; else advance after this many unblocked reads
+  std::atomic<uint32_t> reserved1;
+  ClockState clock;
+};
+
+struct Segment {
+  Header header;
+  WaiterSlot waiters[kWaiterSlots];
+  ProcessSlot processes[kProcessSlots];
+};
+
+static_assert(std::atomic<uint32_t>::is_always_lock_free && std::atomic<uint64_t>::is_always_lock_free &&
+              std::atomic<int64_t>::is_always_lock_free, "shared atomics must be lock-free");
+static_assert(std::is_standard_layout_v<Segment>, "segment must be standard-layout");
+static_assert(sizeof(std::atomic<uint32_t>) == 4 && sizeof(std::atomic<uint64_t>) == 8, "atomic sizes");
+static_assert(sizeof(WaiterSlot) == 64 && sizeof(ProcessSlot) == 64, "slots are one cache line");
+static_assert(offsetof(Segment, waiters) % 64 == 0 && offsetof(Segment, processes) % 64 == 0);
+static_assert(offsetof(Header, magic) == 0 && offsetof(Header, version) == 8 && offsetof(Header, total_size) == 16,
+              "the fields checked on attach never move");
+
+}  // namespace vtime::abi

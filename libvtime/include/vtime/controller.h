@@ -1,0 +1,74 @@
+// The controller side of a session: decides when the wrapped tree is idle and moves the clock.
+//
+// What it is for: `vtime exec` and the broker own the clock. They wait until every thread of the
+// wrapped process tree is blocked (idle), then advance the clock to the earliest pending deadline,
+// which wakes exactly the waiters due by then, in deadline order. Idleness is exact, not guessed:
+// every thread shows a non-running state in /proc, two consecutive scans see identical per-thread
+// scheduler counters, no wake-up is pending and no registration changed in between.
+//
+// Example:
+//     vtime::Controller ctl(session, child_pid);
+//     while (ctl.wait_idle([&] { return child_exited(); }) == vtime::IdleResult::kIdle) {
+//       auto next = ctl.next_deadline();
+//       if (!next) { report(ctl.describe()); break; }   // blocked forever
+//       ctl.advance_to(*next);
+//     }
+#pragma once
+
+#include <vtime/session.h>
+#include <vtime/time.h>
+
+#include <sys/types.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace vtime {
+
+enum class IdleResult { kIdle, kInterrupted };
+
+struct ThreadReport {
+  pid_t pid = 0;
+  pid_t tid = 0;
+  std::string comm;
+  char state = '?';
+  std::string waits_on;  // "nanosleep until 3600.000000000 s", "read (not intercepted)", ...
+};
+
+struct ControllerStats {
+  uint64_t advances = 0;
+  uint64_t wakeups = 0;
+  uint64_t idle_decisions = 0;
+  uint64_t scans = 0;
+};
+
+class Controller {
+ public:
+  Controller(Session& session, pid_t root);
+  ~Controller();
+  Controller(const Controller&) = delete;
+  Controller& operator=(const Controller&) = delete;
+
+  // Blocks until the tree is idle or `interrupted()` returns true (checked between scans).
+  IdleResult wait_idle(const std::function<bool()>& interrupted);
+  // Earliest deadline among pending waits of live threads; nullopt if none.
+  std::optional<TimePoint> next_deadline();
+  // Sets the clock to t (never backwards) and wakes every waiter due at or before t, in
+  // (deadline, registration) order. Returns how many it woke.
+  int advance_to(TimePoint t);
+  // Every thread of the tree with what it waits on, for the deadlock report.
+  std::vector<ThreadReport> describe();
+  // Pids of every live process of the tree (registered or found as descendants).
+  std::vector<pid_t> tree_pids();
+  ControllerStats stats() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+const char* reason_name(uint32_t reason);
+
+}  // namespace vtime

@@ -1,0 +1,102 @@
+/* vtime C API: drop-in replacements for the libc time functions.
+ *
+ * What it is for: programs that the LD_PRELOAD shim cannot reach (static binaries, raw
+ * syscalls) are rewritten by `vtime rewrite` to call these functions instead of libc's. Each one
+ * has exactly the signature and the errno/return conventions of the libc function it replaces.
+ * Inside a vtime session (VTIME_SESSION in the environment) they read and wait on the virtual
+ * clock; with no session they call libc and behave exactly like the original.
+ *
+ * Example:
+ *     #include <vtime/vtime.h>
+ *     struct timespec ts;
+ *     vtime_clock_gettime(CLOCK_MONOTONIC, &ts);   // virtual under `vtime exec`
+ *     vtime_sleep(3600);                           // returns at once in virtual time
+ *
+ * The shim (libvtime-shim.so) defines the libc names themselves as thin forwarders to these.
+ */
+#ifndef VTIME_VTIME_H
+#define VTIME_VTIME_H
+
+#include <poll.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/time.h>
+#include <sys/timerfd.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 1 when this process is attached to a vtime session, 0 otherwise. */
+int vtime_active(void);
+
+/* clocks */
+int vtime_clock_gettime(clockid_t clk, struct timespec* ts);
+int vtime_clock_getres(clockid_t clk, struct timespec* res);
+int vtime_gettimeofday(struct timeval* tv, void* tz);
+time_t vtime_time(time_t* out);
+int vtime_timespec_get(struct timespec* ts, int base);
+
+/* sleeps */
+int vtime_nanosleep(const struct timespec* req, struct timespec* rem);
+int vtime_clock_nanosleep(clockid_t clk, int flags, const struct timespec* req, struct timespec* rem);
+int vtime_usleep(useconds_t usec);
+unsigned int vtime_sleep(unsigned int seconds);
+
+/* fd readiness with timeouts */
+int vtime_poll(struct pollfd* fds, nfds_t nfds, int timeout_ms);
+int vtime_ppoll(struct pollfd* fds, nfds_t nfds, const struct timespec* timeout, const sigset_t* sigmask);
+int vtime_select(int nfds, fd_set* r, fd_set* w, fd_set* e, struct timeval* timeout);
+int vtime_pselect(int nfds, fd_set* r, fd_set* w, fd_set* e, const struct timespec* timeout,
+                  const sigset_t* sigmask);
+int vtime_epoll_wait(int epfd, struct epoll_event* events, int maxevents, int timeout_ms);
+int vtime_epoll_pwait(int epfd, struct epoll_event* events, int maxevents, int timeout_ms,
+                      const sigset_t* sigmask);
+int vtime_epoll_pwait2(int epfd, struct epoll_event* events, int maxevents,
+                       const struct timespec* timeout, const sigset_t* sigmask);
+
+/* timed synchronisation */
+int vtime_pthread_cond_timedwait(pthread_cond_t* cond, pthread_mutex_t* mutex, const struct timespec* abstime);
+int vtime_pthread_cond_clockwait(pthread_cond_t* cond, pthread_mutex_t* mutex, clockid_t clk,
+                                 const struct timespec* abstime);
+int vtime_sem_timedwait(sem_t* sem, const struct timespec* abstime);
+int vtime_sem_clockwait(sem_t* sem, clockid_t clk, const struct timespec* abstime);
+int vtime_pthread_mutex_timedlock(pthread_mutex_t* mutex, const struct timespec* abstime);
+int vtime_pthread_mutex_clocklock(pthread_mutex_t* mutex, clockid_t clk, const struct timespec* abstime);
+int vtime_pthread_rwlock_timedrdlock(pthread_rwlock_t* lock, const struct timespec* abstime);
+int vtime_pthread_rwlock_timedwrlock(pthread_rwlock_t* lock, const struct timespec* abstime);
+int vtime_pthread_rwlock_clockrdlock(pthread_rwlock_t* lock, clockid_t clk, const struct timespec* abstime);
+int vtime_pthread_rwlock_clockwrlock(pthread_rwlock_t* lock, clockid_t clk, const struct timespec* abstime);
+int vtime_pthread_timedjoin_np(pthread_t thread, void** retval, const struct timespec* abstime);
+int vtime_pthread_clockjoin_np(pthread_t thread, void** retval, clockid_t clk, const struct timespec* abstime);
+int vtime_sigtimedwait(const sigset_t* set, siginfo_t* info, const struct timespec* timeout);
+
+/* timers */
+unsigned int vtime_alarm(unsigned int seconds);
+int vtime_setitimer(int which, const struct itimerval* value, struct itimerval* old);
+int vtime_getitimer(int which, struct itimerval* value);
+int vtime_timer_create(clockid_t clk, struct sigevent* sev, timer_t* timerid);
+int vtime_timer_settime(timer_t timerid, int flags, const struct itimerspec* value, struct itimerspec* old);
+int vtime_timer_gettime(timer_t timerid, struct itimerspec* value);
+int vtime_timer_getoverrun(timer_t timerid);
+int vtime_timer_delete(timer_t timerid);
+int vtime_timerfd_create(int clk, int flags);
+int vtime_timerfd_settime(int fd, int flags, const struct itimerspec* value, struct itimerspec* old);
+int vtime_timerfd_gettime(int fd, struct itimerspec* value);
+
+/* syscall(2) for the time-related numbers (SYS_clock_gettime, SYS_gettimeofday, SYS_time,
+ * SYS_nanosleep, SYS_clock_nanosleep, SYS_futex with a timeout); other numbers pass through. */
+long vtime_syscall(long number, ...);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VTIME_VTIME_H */

@@ -1,0 +1,94 @@
+// The per-process agent thread (see agent.h).
+#include "agent.h"
+
+#include "futex.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace vtime::detail {
+namespace {
+
+pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+AgentAction* g_actions = nullptr;  // kWaiterSlots entries, allocated on first use
+bool g_started = false;
+
+void run_due(ProcessContext& c) {
+  for (uint32_t i = 0; i < abi::kWaiterSlots; ++i) {
+    AgentAction& a = g_actions[i];
+    if (!a.fn) continue;
+    auto& s = c.seg->waiters[i];
+    if (s.state.load(std::memory_order_acquire) != abi::kWoken) continue;
+    AgentAction copy = a;
+    if (!a.persistent) a.fn = nullptr;  // one-shot: the waiter consumes the wake itself
+    copy.fn(c, i, copy.arg, copy.arg2);
+  }
+}
+
+void* agent_main(void* arg) {
+  auto* c = static_cast<ProcessContext*>(arg);
+  auto& word = c->seg->processes[c->proc_index].agent_word;
+  for (;;) {
+    uint32_t w = word.load(std::memory_order_acquire);
+    pthread_mutex_lock(&g_lock);
+    run_due(*c);
+    pthread_mutex_unlock(&g_lock);
+    timespec heartbeat{1, 0};
+    int r = futex_wait(&word, w, &heartbeat);
+    if (r == ETIMEDOUT && !owner_alive(*c)) die_owner_gone(*c);
+  }
+  return nullptr;
+}
+
+void start_locked(ProcessContext& c) {
+  if (g_started) return;
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);  // the agent inherits a fully blocked mask
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attr, 256 * 1024);
+  pthread_t t;
+  int r = pthread_create(&t, &attr, agent_main, &c);
+  pthread_attr_destroy(&attr);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (r != 0) {
+    fprintf(stderr, "vtime: cannot start the agent thread: %s\n", strerror(r));
+    abort();
+  }
+  pthread_setname_np(t, "vtime-agent");
+  g_started = true;
+}
+
+}  // namespace
+
+void agent_lock() { pthread_mutex_lock(&g_lock); }
+void agent_unlock() { pthread_mutex_unlock(&g_lock); }
+
+void agent_add(ProcessContext& c, uint32_t slot, const AgentAction& action) {
+  pthread_mutex_lock(&g_lock);
+  if (!g_actions) g_actions = static_cast<AgentAction*>(calloc(abi::kWaiterSlots, sizeof(AgentAction)));
+  g_actions[slot] = action;
+  start_locked(c);
+  pthread_mutex_unlock(&g_lock);
+}
+
+void agent_remove(ProcessContext&, uint32_t slot) {
+  pthread_mutex_lock(&g_lock);
+  if (g_actions) g_actions[slot] = AgentAction{};
+  pthread_mutex_unlock(&g_lock);
+}
+
+void agent_after_fork_child() {
+  pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+  memcpy(&g_lock, &fresh, sizeof g_lock);
+  if (g_actions) memset(static_cast<void*>(g_actions), 0, abi::kWaiterSlots * sizeof(AgentAction));
+  g_started = false;
+}
+
+}  // namespace vtime::detail

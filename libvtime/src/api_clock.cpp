@@ -1,0 +1,62 @@
+// C API: clock reads (clock_gettime, gettimeofday, time, timespec_get, clock_getres).
+#include <vtime/vtime.h>
+
+#include "context.h"
+#include "libc.h"
+
+#include <cerrno>
+
+using namespace vtime;
+using namespace vtime::detail;
+
+extern "C" {
+
+int vtime_active(void) { return context() != nullptr ? 1 : 0; }
+
+int vtime_clock_gettime(clockid_t clk, struct timespec* ts) {
+  ProcessContext* c = context();
+  if (!c || !is_virtual_clock(clk)) return libc().clock_gettime(clk, ts);
+  if (!ts) {
+    errno = EFAULT;
+    return -1;
+  }
+  *ts = to_clock(*c, clk, now(*c));
+  return 0;
+}
+
+int vtime_clock_getres(clockid_t clk, struct timespec* res) {
+  ProcessContext* c = context();
+  if (!c || !is_virtual_clock(clk)) return libc().clock_getres(clk, res);
+  if (res) *res = timespec{0, 1};
+  return 0;
+}
+
+int vtime_gettimeofday(struct timeval* tv, void* tz) {
+  ProcessContext* c = context();
+  if (!c) return libc().gettimeofday(tv, tz);
+  if (tv) *tv = to_timeval(from_timespec(to_clock(*c, CLOCK_REALTIME, now(*c))));
+  if (tz) {
+    auto* z = static_cast<struct timezone*>(tz);
+    z->tz_minuteswest = 0;
+    z->tz_dsttime = 0;
+  }
+  return 0;
+}
+
+time_t vtime_time(time_t* out) {
+  ProcessContext* c = context();
+  if (!c) return libc().time(out);
+  time_t t = to_clock(*c, CLOCK_REALTIME, now(*c)).tv_sec;
+  if (out) *out = t;
+  return t;
+}
+
+int vtime_timespec_get(struct timespec* ts, int base) {
+  ProcessContext* c = context();
+  if (!c) return libc().timespec_get(ts, base);
+  if (base != TIME_UTC) return 0;
+  *ts = to_clock(*c, CLOCK_REALTIME, now(*c));
+  return base;
+}
+
+}  // extern "C"

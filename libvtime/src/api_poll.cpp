@@ -1,0 +1,51 @@
+// C API: poll and ppoll with virtual timeouts.
+#include <vtime/vtime.h>
+
+#include "fd_wait.h"
+#include "libc.h"
+
+#include <cerrno>
+
+using namespace vtime;
+using namespace vtime::detail;
+
+extern "C" {
+
+int vtime_poll(struct pollfd* fds, nfds_t nfds, int timeout_ms) {
+  ProcessContext* c = context();
+  if (!c || timeout_ms == 0) return libc().poll(fds, nfds, timeout_ms);
+  if (timeout_ms < 0) {
+    // Infinite: recorded for the deadlock report, woken only by the fds.
+    int r, err;
+    {
+      WaitScope w(*c, TimePoint::never(), abi::kReasonPoll, abi::kWakeNone);
+      r = libc().poll(fds, nfds, -1);
+      err = errno;
+    }
+    errno = err;
+    return r;
+  }
+  return poll_until(*c, fds, nfds, now(*c) + milliseconds(timeout_ms), nullptr, abi::kReasonPoll);
+}
+
+int vtime_ppoll(struct pollfd* fds, nfds_t nfds, const struct timespec* timeout, const sigset_t* sigmask) {
+  ProcessContext* c = context();
+  if (!c || (timeout && timeout->tv_sec == 0 && timeout->tv_nsec == 0)) return libc().ppoll(fds, nfds, timeout, sigmask);
+  if (timeout && (timeout->tv_sec < 0 || timeout->tv_nsec < 0 || timeout->tv_nsec >= 1000000000L)) {
+    errno = EINVAL;
+    return -1;
+  }
+  if (!timeout) {
+    int r, err;
+    {
+      WaitScope w(*c, TimePoint::never(), abi::kReasonPoll, abi::kWakeNone);
+      r = libc().ppoll(fds, nfds, nullptr, sigmask);
+      err = errno;
+    }
+    errno = err;
+    return r;
+  }
+  return poll_until(*c, fds, nfds, now(*c) + from_timespec(*timeout), sigmask, abi::kReasonPoll);
+}
+
+}  // extern "C"

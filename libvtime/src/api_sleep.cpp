@@ -1,0 +1,86 @@
+// C API: sleeps (nanosleep, clock_nanosleep, usleep, sleep). A sleep is "blocked until virtual
+// time T" on the thread's own slot; the controller wakes it when the clock reaches T.
+#include <vtime/vtime.h>
+
+#include "context.h"
+#include "libc.h"
+#include "waits.h"
+
+#include <cerrno>
+
+using namespace vtime;
+using namespace vtime::detail;
+
+namespace {
+
+bool valid(const timespec* ts) { return ts && ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000L && ts->tv_sec >= 0; }
+
+// Returns 0, or EINTR with *remaining set.
+int sleep_until(ProcessContext& c, TimePoint deadline, Duration* remaining) {
+  if (deadline <= now(c)) return 0;
+  WaitScope w(c, deadline, abi::kReasonSleep, abi::kWakeFutex);
+  int r = w.block();
+  if (r == EINTR && remaining) {
+    Duration left = deadline - now(c);
+    *remaining = left < Duration::zero() ? Duration::zero() : left;
+  }
+  return r;
+}
+
+}  // namespace
+
+extern "C" {
+
+int vtime_nanosleep(const struct timespec* req, struct timespec* rem) {
+  ProcessContext* c = context();
+  if (!c) return libc().nanosleep(req, rem);
+  if (!valid(req)) {
+    errno = req ? EINVAL : EFAULT;
+    return -1;
+  }
+  Duration left;
+  if (sleep_until(*c, now(*c) + from_timespec(*req), &left) == EINTR) {
+    if (rem) *rem = to_timespec(left);
+    errno = EINTR;
+    return -1;
+  }
+  return 0;
+}
+
+int vtime_clock_nanosleep(clockid_t clk, int flags, const struct timespec* req, struct timespec* rem) {
+  ProcessContext* c = context();
+  if (!c || !is_virtual_clock(clk)) return libc().clock_nanosleep(clk, flags, req, rem);
+  if (!valid(req)) return req ? EINVAL : EFAULT;
+  bool abs = (flags & TIMER_ABSTIME) != 0;
+  TimePoint deadline = abs ? from_clock(*c, clk, *req) : now(*c) + from_timespec(*req);
+  Duration left;
+  if (sleep_until(*c, deadline, &left) == EINTR) {
+    if (rem && !abs) *rem = to_timespec(left);
+    return EINTR;
+  }
+  return 0;
+}
+
+int vtime_usleep(useconds_t usec) {
+  ProcessContext* c = context();
+  if (!c) return libc().usleep(usec);
+  if (sleep_until(*c, now(*c) + microseconds(usec), nullptr) == EINTR) {
+    errno = EINTR;
+    return -1;
+  }
+  return 0;
+}
+
+unsigned int vtime_sleep(unsigned int seconds_) {
+  ProcessContext* c = context();
+  if (!c) return libc().sleep(seconds_);
+  Duration left;
+  if (sleep_until(*c, now(*c) + seconds(seconds_), &left) == EINTR) {
+    // Like glibc: the unslept seconds, rounded to the nearest second.
+    timespec ts = to_timespec(left);
+    return static_cast<unsigned>(ts.tv_sec + (ts.tv_nsec >= 500000000L ? 1 : 0));
+  }
+  return 0;
+}
+
+}  // extern "C"

@@ -1,0 +1,171 @@
+// Attachment, process registration and clock conversions (see context.h).
+#include "context.h"
+
+#include "futex.h"
+#include "libc.h"
+#include "process.h"
+
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <new>
+
+namespace vtime::detail {
+namespace {
+
+std::atomic<ProcessContext*> g_ctx{nullptr};
+std::atomic<int> g_state{0};  // 0 not tried, 1 attaching, 2 done (g_ctx may still be null)
+
+uint64_t read_start_time(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[1024];
+  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  const char* p = strrchr(buf, ')');
+  if (!p) return 0;
+  // Fields after ")": 3 state ... 22 starttime.
+  int field = 2;
+  for (++p; *p && field < 22; ++p) {
+    if (*p == ' ') ++field;
+  }
+  return strtoull(p, nullptr, 10);
+}
+
+uint32_t claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint64_t start_time) {
+  for (uint32_t i = 0; i < abi::kProcessSlots; ++i) {
+    auto& p = seg.processes[i];
+    if (p.state.load(std::memory_order_acquire) == 1 && p.pid.load() == pid) {
+      if (start_time != 0) p.start_time.store(start_time);
+      return i;
+    }
+  }
+  for (uint32_t i = 0; i < abi::kProcessSlots; ++i) {
+    auto& p = seg.processes[i];
+    uint32_t expected = 0;
+    // State 2 = being initialised, so the controller never sees a half-written slot.
+    if (p.state.compare_exchange_strong(expected, 2, std::memory_order_acq_rel)) {
+      p.pid.store(pid);
+      p.parent.store(parent);
+      p.start_time.store(start_time);
+      p.clock_reads.store(0);
+      p.state.store(1, std::memory_order_release);
+      notify_activity(seg);
+      return i;
+    }
+  }
+  fprintf(stderr, "vtime: process table full (%u processes)\n", abi::kProcessSlots);
+  _exit(kExitAttachFailed);
+}
+
+void do_attach() {
+  const char* spec = getenv(kSessionEnv);
+  if (!spec) return;
+  try {
+    Session s = Session::attach(spec);
+    abi::Segment* seg = &s.segment();
+    pid_t pid = getpid();
+    uint32_t idx = claim_process_slot(*seg, pid, getppid(), read_start_time(pid));
+    g_ctx.store(new ProcessContext{std::move(s), seg, idx, pid}, std::memory_order_release);
+    install_fork_handlers();
+  } catch (const SessionError& e) {
+    fprintf(stderr, "vtime: cannot attach to the virtual-time session: %s\n", e.what());
+    _exit(kExitAttachFailed);
+  } catch (const std::exception& e) {
+    fprintf(stderr, "vtime: cannot attach to the virtual-time session: %s\n", e.what());
+    _exit(kExitAttachFailed);
+  }
+}
+
+}  // namespace
+
+ProcessContext* context() {
+  ProcessContext* c = g_ctx.load(std::memory_order_acquire);
+  if (c) return c;
+  int st = g_state.load(std::memory_order_acquire);
+  if (st == 2) return nullptr;
+  int expected = 0;
+  if (g_state.compare_exchange_strong(expected, 1)) {
+    do_attach();
+    g_state.store(2, std::memory_order_release);
+  } else {
+    while (g_state.load(std::memory_order_acquire) != 2) sched_yield();
+  }
+  return g_ctx.load(std::memory_order_acquire);
+}
+
+void register_child(pid_t pid) {
+  ProcessContext* c = context();
+  if (!c || pid <= 0) return;
+  claim_process_slot(*c->seg, pid, c->pid, 0);
+}
+
+void after_fork_child() {
+  ProcessContext* c = g_ctx.load(std::memory_order_acquire);
+  if (!c) return;
+  pid_t pid = getpid();
+  c->pid = pid;
+  c->proc_index = claim_process_slot(*c->seg, pid, getppid(), read_start_time(pid));
+}
+
+void notify_activity(abi::Segment& seg) {
+  auto& h = seg.header;
+  h.activity.fetch_add(1, std::memory_order_acq_rel);
+  if (h.controller_waiting.load(std::memory_order_acquire) != 0) {
+    h.controller_word.fetch_add(1, std::memory_order_acq_rel);
+    futex_wake(&h.controller_word, 1);
+  }
+}
+
+TimePoint now(ProcessContext& c) { return Session::read_clock(c.seg->header.clock); }
+
+bool is_virtual_clock(clockid_t clk) {
+  switch (clk) {
+    case CLOCK_REALTIME: case CLOCK_REALTIME_COARSE: case CLOCK_TAI: case CLOCK_REALTIME_ALARM:
+    case CLOCK_MONOTONIC: case CLOCK_MONOTONIC_RAW: case CLOCK_MONOTONIC_COARSE:
+    case CLOCK_BOOTTIME: case CLOCK_BOOTTIME_ALARM:
+      return true;
+    default:
+      return false;  // CPU-time clocks and dynamic clocks pass through
+  }
+}
+
+static bool is_realtime(clockid_t clk) {
+  return clk == CLOCK_REALTIME || clk == CLOCK_REALTIME_COARSE || clk == CLOCK_TAI || clk == CLOCK_REALTIME_ALARM;
+}
+
+TimePoint from_clock(ProcessContext& c, clockid_t clk, const timespec& abs) {
+  int64_t base = is_realtime(clk) ? c.seg->header.clock.epoch_ns : c.seg->header.clock.mono_origin_ns;
+  return TimePoint::origin() + (from_timespec(abs) - nanoseconds(base));
+}
+
+timespec to_clock(ProcessContext& c, clockid_t clk, TimePoint t) {
+  int64_t base = is_realtime(clk) ? c.seg->header.clock.epoch_ns : c.seg->header.clock.mono_origin_ns;
+  return to_timespec((t - TimePoint::origin()) + nanoseconds(base));
+}
+
+bool owner_alive(ProcessContext& c) {
+  pid_t owner = c.seg->header.owner_pid;
+  return ::kill(owner, 0) == 0 || errno != ESRCH;
+}
+
+void die_owner_gone(ProcessContext& c) {
+  fprintf(stderr, "vtime: the virtual-time session owner (pid %d) is gone; process %d cannot wait on "
+                  "virtual time any more and exits\n", c.seg->header.owner_pid, static_cast<int>(getpid()));
+  _exit(kExitAttachFailed);
+}
+
+}  // namespace vtime::detail

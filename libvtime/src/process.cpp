@@ -1,0 +1,126 @@
+// Process lifecycle under a session (see process.h).
+#include "process.h"
+
+#include "agent.h"
+#include "context.h"
+#include "libc.h"
+#include "timers.h"
+#include "waits.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace vtime::detail {
+namespace {
+
+void child_after_fork() {
+  after_fork_child();
+  agent_after_fork_child();
+  thread_after_fork_child();
+  timers_after_fork_child();
+}
+
+// The session variables as this process received them, to put back into an exec'd program's
+// environment when the caller passes one without them (env -i, subprocess with env=...).
+struct SavedEnv {
+  std::string session;
+  std::string preload;
+};
+SavedEnv& saved() {
+  static SavedEnv s = [] {
+    SavedEnv e;
+    if (const char* v = getenv(kSessionEnv)) e.session = v;
+    if (const char* v = getenv("LD_PRELOAD")) e.preload = v;
+    return e;
+  }();
+  return s;
+}
+
+bool has_var(char* const envp[], const char* name, const std::string& want_contains) {
+  size_t n = strlen(name);
+  for (char* const* e = envp; e && *e; ++e) {
+    if (strncmp(*e, name, n) == 0 && (*e)[n] == '=') {
+      return want_contains.empty() || strstr(*e + n + 1, want_contains.c_str()) != nullptr;
+    }
+  }
+  return false;
+}
+
+// Returns envp itself, or a copy with the session variables restored (storage kept in `keep`).
+char* const* fix_env(char* const envp[], std::vector<std::string>& keep, std::vector<char*>& out) {
+  if (!context()) return envp;
+  SavedEnv& s = saved();
+  bool need_session = !s.session.empty() && !has_var(envp, kSessionEnv, s.session);
+  bool need_preload = !s.preload.empty() && !has_var(envp, "LD_PRELOAD", s.preload);
+  if (!need_session && !need_preload) return envp;
+  for (char* const* e = envp; e && *e; ++e) {
+    if (need_session && strncmp(*e, "VTIME_SESSION=", 14) == 0) continue;
+    if (need_preload && strncmp(*e, "LD_PRELOAD=", 11) == 0) {
+      keep.push_back(s.preload + ":" + (*e + 11));
+      keep.back().insert(0, "LD_PRELOAD=");
+      need_preload = false;
+      continue;
+    }
+    out.push_back(*e);
+  }
+  if (need_session) keep.push_back(std::string(kSessionEnv) + "=" + s.session);
+  if (need_preload) keep.push_back("LD_PRELOAD=" + s.preload);
+  for (auto& k : keep) out.push_back(k.data());
+  out.push_back(nullptr);
+  return out.data();
+}
+
+}  // namespace
+
+void install_fork_handlers() {
+  saved();  // capture the environment before the program changes it
+  pthread_atfork(nullptr, nullptr, child_after_fork);
+}
+
+pid_t process_fork() {
+  pid_t pid = libc().fork();
+  // Registered by the parent, still running: the controller can never see the tree idle while
+  // the child exists but is not in the table yet.
+  if (pid > 0) register_child(pid);
+  return pid;
+}
+
+int process_execve(const char* path, char* const argv[], char* const envp[]) {
+  std::vector<std::string> keep;
+  std::vector<char*> out;
+  return libc().execve(path, argv, fix_env(envp, keep, out));
+}
+
+int process_execvpe(const char* file, char* const argv[], char* const envp[]) {
+  std::vector<std::string> keep;
+  std::vector<char*> out;
+  return libc().execvpe(file, argv, fix_env(envp, keep, out));
+}
+
+int process_spawn(bool search_path, pid_t* pid, const char* path, const posix_spawn_file_actions_t* fa,
+                  const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  std::vector<std::string> keep;
+  std::vector<char*> out;
+  pid_t local = 0;
+  int r = (search_path ? libc().posix_spawnp : libc().posix_spawn)(&local, path, fa, attr, argv,
+                                                                     fix_env(envp, keep, out));
+  if (r == 0) {
+    register_child(local);
+    if (pid) *pid = local;
+  }
+  return r;
+}
+
+int process_close(int fd) {
+  timers_forget_fd(fd);
+  return libc().close(fd);
+}
+
+}  // namespace vtime::detail

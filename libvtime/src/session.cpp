@@ -1,0 +1,148 @@
+// Session creation (owner) and attachment (wrapped processes) with Boost.Interprocess.
+#include <vtime/session.h>
+
+#include "libc.h"
+
+#include <boost/interprocess/file_mapping.hpp>
+#include <boost/interprocess/mapped_region.hpp>
+#include <boost/interprocess/shared_memory_object.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <new>
+#include <random>
+#include <string>
+
+namespace bip = boost::interprocess;
+
+namespace vtime {
+
+int64_t real_monotonic_ns() {
+  timespec ts{};
+  // Through the real-libc table: inside the shim, ::clock_gettime is our own virtual one.
+  detail::libc().clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+struct Session::Impl {
+  bool owner = false;
+  bip::shared_memory_object shm;  // owner only: keeps the (unlinked) segment's fd open
+  bip::mapped_region region;
+};
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
+  seg_ = static_cast<abi::Segment*>(impl_->region.get_address());
+}
+Session::Session(Session&&) noexcept = default;
+Session& Session::operator=(Session&&) noexcept = default;
+Session::~Session() = default;
+
+bool Session::is_owner() const { return impl_->owner; }
+
+std::string Session::attach_spec() const {
+  if (!impl_->owner) throw SessionError("only the session owner has an attach spec");
+  return "/proc/" + std::to_string(seg_->header.owner_pid) + "/fd/" +
+         std::to_string(impl_->shm.get_mapping_handle().handle);
+}
+
+static std::string random_name() {
+  std::random_device rd;
+  std::uniform_int_distribution<uint64_t> dist;
+  char buf[64];
+  snprintf(buf, sizeof buf, "vtime.%d.%016llx", static_cast<int>(getpid()),
+           static_cast<unsigned long long>(dist(rd)));
+  return buf;
+}
+
+Session Session::create(const SessionOptions& opts) {
+  auto impl = std::make_unique<Impl>();
+  impl->owner = true;
+  std::string name;
+  for (int attempt = 0;; ++attempt) {
+    name = random_name();
+    try {
+      bip::permissions perm;
+      perm.set_permissions(0600);
+      // create_only is O_CREAT|O_EXCL: never reuse somebody else's segment.
+      impl->shm = bip::shared_memory_object(bip::create_only, name.c_str(), bip::read_write, perm);
+      break;
+    } catch (const bip::interprocess_exception& e) {
+      if (attempt >= 8) throw SessionError(std::string("cannot create the session segment: ") + e.what());
+    }
+  }
+  try {
+    impl->shm.truncate(sizeof(abi::Segment));
+    impl->region = bip::mapped_region(impl->shm, bip::read_write);
+  } catch (const bip::interprocess_exception& e) {
+    bip::shared_memory_object::remove(name.c_str());
+    throw SessionError(std::string("cannot map the session segment: ") + e.what());
+  }
+  // Unlink at once: the children reach the segment through /proc/OWNER/fd/N, so a crash of the
+  // owner cannot leave a stale segment in /dev/shm.
+  bip::shared_memory_object::remove(name.c_str());
+  int fd = impl->shm.get_mapping_handle().handle;
+  fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC);
+
+  void* addr = impl->region.get_address();
+  std::memset(addr, 0, sizeof(abi::Segment));
+  auto* seg = new (addr) abi::Segment;  // zero-initialised atomics are valid empty slots
+  abi::Header& h = seg->header;
+  h.version = abi::kVersion;
+  h.header_size = sizeof(abi::Header);
+  h.total_size = sizeof(abi::Segment);
+  h.owner_pid = getpid();
+  h.waiter_count = abi::kWaiterSlots;
+  h.process_count = abi::kProcessSlots;
+  h.waiter_offset = offsetof(abi::Segment, waiters);
+  h.process_offset = offsetof(abi::Segment, processes);
+  h.clock.epoch_ns = opts.epoch_ns;
+  h.clock.mono_origin_ns = opts.mono_origin_ns;
+  for (auto& p : seg->processes) p.state.store(0);
+  for (auto& w : seg->waiters) w.state.store(abi::kFree);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  // The magic goes last: a reader that sees it sees a complete header.
+  __atomic_store_n(&h.magic, abi::kMagic, __ATOMIC_RELEASE);
+  return Session(std::move(impl));
+}
+
+Session Session::attach(std::string_view spec) {
+  if (spec.empty()) throw SessionError("VTIME_SESSION is empty");
+  std::string path(spec);
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) {
+    throw SessionError("cannot open session '" + path + "': " + std::strerror(errno) +
+                       " (is the vtime process that created it still running?)");
+  }
+  if (static_cast<uint64_t>(st.st_size) < sizeof(abi::Header)) {
+    throw SessionError("session '" + path + "' is too small to be a vtime segment (" +
+                       std::to_string(st.st_size) + " bytes)");
+  }
+  auto impl = std::make_unique<Impl>();
+  try {
+    bip::file_mapping fm(path.c_str(), bip::read_write);
+    impl->region = bip::mapped_region(fm, bip::read_write);
+  } catch (const bip::interprocess_exception& e) {
+    throw SessionError("cannot map session '" + path + "': " + e.what());
+  }
+  const auto* h = static_cast<const abi::Header*>(impl->region.get_address());
+  if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != abi::kMagic) {
+    throw SessionError("session '" + path + "' is not a vtime segment (bad magic)");
+  }
+  if (h->version != abi::kVersion) {
+    throw SessionError("session '" + path + "' has ABI version " + std::to_string(h->version) +
+                       ", this library speaks version " + std::to_string(abi::kVersion));
+  }
+  if (h->total_size != sizeof(abi::Segment) || impl->region.get_size() < sizeof(abi::Segment) ||
+      h->header_size != sizeof(abi::Header) || h->waiter_count != abi::kWaiterSlots ||
+      h->process_count != abi::kProcessSlots) {
+    throw SessionError("session '" + path + "' has an unexpected layout (size " +
+                       std::to_string(h->total_size) + ", expected " + std::to_string(sizeof(abi::Segment)) + ")");
+  }
+  return Session(std::move(impl));
+}
+
+}  // namespace vtime

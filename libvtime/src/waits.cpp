@@ -1,0 +1,144 @@
+// Thread slots and wait scopes (see waits.h).
+#include "waits.h"
+
+#include "futex.h"
+#include "libc.h"
+
+#include <pthread.h>
+#include <fcntl.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace vtime::detail {
+namespace {
+
+__attribute__((tls_model("initial-exec"))) thread_local ThreadState t_state;
+pthread_key_t g_exit_key;
+pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
+
+// Thread exit: give the slot back and close the eventfd.
+void on_thread_exit(void*) {
+  ProcessContext* c = context();
+  ThreadState& ts = t_state;
+  if (c && ts.slot >= 0) {
+    c->seg->waiters[ts.slot].state.store(abi::kFree, std::memory_order_release);
+    notify_activity(*c->seg);
+  }
+  if (ts.evfd >= 0) libc().close(ts.evfd);
+  ts = ThreadState{};
+}
+
+void make_key() { pthread_key_create(&g_exit_key, on_thread_exit); }
+
+uint32_t claim_slot(ProcessContext& c, pid_t tid) {
+  static std::atomic<uint32_t> hint{0};
+  uint32_t start = hint.fetch_add(1, std::memory_order_relaxed);
+  for (uint32_t k = 0; k < abi::kWaiterSlots; ++k) {
+    uint32_t i = (start + k) % abi::kWaiterSlots;
+    auto& s = c.seg->waiters[i];
+    uint32_t expected = abi::kFree;
+    if (s.state.load(std::memory_order_relaxed) == abi::kFree &&
+        s.state.compare_exchange_strong(expected, abi::kClaimed, std::memory_order_acq_rel)) {
+      s.pid.store(c.pid, std::memory_order_relaxed);
+      s.tid.store(tid, std::memory_order_relaxed);
+      s.process.store(c.proc_index, std::memory_order_relaxed);
+      s.is_timer.store(0, std::memory_order_relaxed);
+      s.deadline.store(abi::kNoDeadline, std::memory_order_relaxed);
+      return i;
+    }
+  }
+  fprintf(stderr, "vtime: waiter table full (%u slots)\n", abi::kWaiterSlots);
+  _exit(kExitAttachFailed);
+}
+
+}  // namespace
+
+ThreadState& thread_state() { return t_state; }
+
+void thread_after_fork_child() {
+  // The slot belongs to the parent's thread; the eventfd is shared with the parent.
+  if (t_state.evfd >= 0) libc().close(t_state.evfd);
+  t_state = ThreadState{};
+}
+
+int thread_eventfd() {
+  ThreadState& ts = t_state;
+  if (ts.evfd < 0) {
+    int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (fd < 0) return -1;
+    // Keep it out of the low numbers programs like to dup2 over.
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 900);
+    if (high >= 0) {
+      libc().close(fd);
+      fd = high;
+    }
+    ts.evfd = fd;
+    pthread_once(&g_key_once, make_key);
+    pthread_setspecific(g_exit_key, &t_state);
+  }
+  return ts.evfd;
+}
+
+void drain_eventfd(int fd) {
+  uint64_t v;
+  while (::read(fd, &v, sizeof v) == sizeof v) {
+  }
+}
+
+WaitScope::WaitScope(ProcessContext& c, TimePoint deadline, uint32_t reason, uint32_t wake_kind,
+                     const AgentAction* action)
+    : c_(c), has_action_(action != nullptr) {
+  ThreadState& ts = t_state;
+  if (ts.tid == 0) ts.tid = gettid_raw();
+  if (ts.depth == 0 && ts.slot < 0) {
+    ts.slot = static_cast<int32_t>(claim_slot(c, ts.tid));
+    pthread_once(&g_key_once, make_key);
+    pthread_setspecific(g_exit_key, &t_state);
+  }
+  temporary_ = ts.depth > 0;
+  slot_ = temporary_ ? claim_slot(c, ts.tid) : static_cast<uint32_t>(ts.slot);
+  ++ts.depth;
+  auto& s = c.seg->waiters[slot_];
+  s.deadline.store(deadline.ns(), std::memory_order_relaxed);
+  s.reason.store(reason, std::memory_order_relaxed);
+  s.wake_kind.store(wake_kind, std::memory_order_relaxed);
+  s.seq.store(c.seg->header.next_seq.fetch_add(1, std::memory_order_relaxed), std::memory_order_relaxed);
+  if (action) agent_add(c, slot_, *action);
+  s.state.store(abi::kWaiting, std::memory_order_release);
+  notify_activity(*c.seg);
+}
+
+WaitScope::~WaitScope() {
+  if (has_action_) agent_remove(c_, slot_);
+  auto& s = c_.seg->waiters[slot_];
+  s.deadline.store(abi::kNoDeadline, std::memory_order_relaxed);
+  s.state.store(temporary_ ? abi::kFree : abi::kClaimed, std::memory_order_release);
+  --t_state.depth;
+  notify_activity(*c_.seg);
+}
+
+bool WaitScope::woken() const {
+  return c_.seg->waiters[slot_].state.load(std::memory_order_acquire) == abi::kWoken;
+}
+
+int WaitScope::block() {
+  auto& s = c_.seg->waiters[slot_];
+  for (;;) {
+    uint32_t w = s.word.load(std::memory_order_acquire);
+    if (s.state.load(std::memory_order_acquire) == abi::kWoken) return 0;
+    timespec heartbeat{1, 0};
+    int r = futex_wait(&s.word, w, &heartbeat);
+    if (r == EINTR) {
+      uint32_t expected = abi::kWaiting;
+      // Interrupted unless the controller woke us at the same moment.
+      if (s.state.compare_exchange_strong(expected, abi::kClaimed, std::memory_order_acq_rel)) return EINTR;
+      return 0;
+    }
+    if (r == ETIMEDOUT && !owner_alive(c_)) die_owner_gone(c_);
+  }
+}
+
+}  // namespace vtime::detail

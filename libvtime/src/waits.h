@@ -1,0 +1,52 @@
+// Waiting on virtual time: the calling thread's slot, and the scope of one timed wait.
+//
+// Every family (sleeps, fd waits, condition variables, ...) opens a WaitScope for the duration
+// of its blocking call: the slot carries the virtual deadline the controller must wake it at.
+// Sleeps block on the slot's own futex word (kWakeFutex); the others block in the real libc call
+// and let the agent interrupt it at the deadline (kWakeAgent with an AgentAction).
+#pragma once
+
+#include "agent.h"
+#include "context.h"
+
+#include <cstdint>
+
+namespace vtime::detail {
+
+struct ThreadState {
+  int32_t slot = -1;   // the thread's own slot, kept between waits
+  int32_t tid = 0;
+  int32_t depth = 0;   // nested waits (a signal handler that sleeps) use temporary slots
+  int32_t evfd = -1;   // the thread's eventfd for fd waits, created on first use
+};
+
+ThreadState& thread_state();
+// Forget the slot and eventfd of the thread that forked (in the child).
+void thread_after_fork_child();
+// The thread's eventfd (non-blocking, close-on-exec) the agent writes at a deadline.
+int thread_eventfd();
+// Drains the thread's eventfd after a wait.
+void drain_eventfd(int fd);
+
+class WaitScope {
+ public:
+  WaitScope(ProcessContext& c, TimePoint deadline, uint32_t reason, uint32_t wake_kind,
+            const AgentAction* action = nullptr);
+  ~WaitScope();
+  WaitScope(const WaitScope&) = delete;
+  WaitScope& operator=(const WaitScope&) = delete;
+
+  uint32_t slot() const { return slot_; }
+  // The controller reached the deadline (the slot was woken).
+  bool woken() const;
+  // kWakeFutex: blocks until woken (returns 0) or a signal handler ran (returns EINTR).
+  int block();
+
+ private:
+  ProcessContext& c_;
+  uint32_t slot_;
+  bool temporary_;
+  bool has_action_;
+};
+
+}  // namespace vtime::detail
