@@ -1,6 +1,8 @@
 // Idle detection and clock advances (see controller.h).
 #include <vtime/controller.h>
 
+#include <vtime/log.h>
+
 #include "futex.h"
 #include "proc_reader.h"
 
@@ -87,9 +89,13 @@ struct Controller::Impl {
       uint64_t want = p.start_time.load();
       bool dead = st == 0 || st == 'Z' || st == 'X' || (want != 0 && start != want);
       if (!dead) continue;
+      VTIME_LOGF("controller", LogLevel::kDebug, "process %d is gone (state %c): reclaiming its slots", pid, st ? st : '-');
       p.state.store(0, std::memory_order_release);
       for (auto& w : seg.waiters) {
         if (w.state.load(std::memory_order_acquire) != abi::kFree && w.pid.load() == pid) {
+          VTIME_LOGF("controller", LogLevel::kDebug, "  slot %d (tid %d, state %u, deadline %lld) freed",
+                     static_cast<int>(&w - seg.waiters), w.tid.load(), w.state.load(),
+                     static_cast<long long>(w.deadline.load()));
           w.state.store(abi::kFree, std::memory_order_release);
         }
       }
@@ -119,7 +125,7 @@ struct Controller::Impl {
     for (pid_t pid : snap.pids) proc.sample_threads(pid, snap.threads);
     for (auto& t : snap.threads) {
       tids.insert(t.tid);
-      if (running_state(t.state)) snap.busy = true;
+      if (running_state(t.state) || t.running) snap.busy = true;
     }
     proc.prune(tids);
     // A thread slot whose thread is gone can never be consumed; a woken one means a wake-up the
@@ -128,6 +134,8 @@ struct Controller::Impl {
       uint32_t st = w.state.load(std::memory_order_acquire);
       if (st != abi::kWaiting && st != abi::kWoken) continue;
       if (!w.is_timer.load() && !tids.count(w.tid.load())) {
+        VTIME_LOGF("controller", LogLevel::kDebug, "thread %d (pid %d) is gone: freeing slot %d",
+                   w.tid.load(), w.pid.load(), static_cast<int>(&w - seg.waiters));
         w.state.store(abi::kFree, std::memory_order_release);
         continue;
       }
@@ -226,6 +234,7 @@ int Controller::advance_to(TimePoint t) {
     return a.deadline != b.deadline ? a.deadline < b.deadline : a.seq < b.seq;
   });
   int woken = 0;
+  VTIME_LOGF("controller", LogLevel::kDebug, "advance to %lld: %zu due", static_cast<long long>(t.ns()), due.size());
   for (const Due& d : due) {
     auto& w = m.seg.waiters[d.index];
     uint32_t expected = abi::kWaiting;

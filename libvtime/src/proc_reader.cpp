@@ -50,6 +50,7 @@ ProcReader::~ProcReader() {
   for (auto& [tid, f] : fds_) {
     if (f.stat >= 0) close(f.stat);
     if (f.schedstat >= 0) close(f.schedstat);
+    if (f.syscall >= 0) close(f.syscall);
   }
 }
 
@@ -61,6 +62,7 @@ void ProcReader::prune(const std::unordered_set<pid_t>& live) {
     }
     if (it->second.stat >= 0) close(it->second.stat);
     if (it->second.schedstat >= 0) close(it->second.schedstat);
+    if (it->second.syscall >= 0) close(it->second.syscall);
     it = fds_.erase(it);
   }
 }
@@ -133,6 +135,8 @@ bool ProcReader::sample_one(pid_t pid, pid_t tid, ThreadSample& s) {
       f.stat = open(path, O_RDONLY | O_CLOEXEC);
       snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", static_cast<int>(pid), static_cast<int>(tid));
       f.schedstat = open(path, O_RDONLY | O_CLOEXEC);
+      snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", static_cast<int>(pid), static_cast<int>(tid));
+      f.syscall = open(path, O_RDONLY | O_CLOEXEC);
       if (f.stat < 0) break;
     }
     if (pread_all(f.stat, buf, sizeof buf) > 0 && parse_stat(buf, &s.state, nullptr, nullptr)) {
@@ -144,11 +148,17 @@ bool ProcReader::sample_one(pid_t pid, pid_t tid, ThreadSample& s) {
         strtoull(end, &end, 10);  // time waiting on a runqueue: changes without running
         s.slices = strtoull(end, nullptr, 10);
       }
+      // Read last: the kernel waits until the task is really off the cpu before answering.
+      if (f.syscall >= 0 && pread_all(f.syscall, buf, sizeof buf) > 0) {
+        s.running = strncmp(buf, "running", 7) == 0;
+        s.syscall_nr = s.running ? -1 : strtol(buf, nullptr, 10);
+      }
       return true;
     }
     // A stale descriptor (the tid was reused or the thread is gone): reopen once.
     if (f.stat >= 0) close(f.stat);
     if (f.schedstat >= 0) close(f.schedstat);
+    if (f.syscall >= 0) close(f.syscall);
     f = ThreadFds{};
   }
   fds_.erase(tid);

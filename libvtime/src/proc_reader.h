@@ -20,6 +20,11 @@ struct ThreadSample {
   char state = '?';
   uint64_t run_ns = 0;     // schedstat: time spent on the cpu
   uint64_t slices = 0;     // schedstat: number of times it ran
+  // /proc/.../syscall said "running": the kernel itself saw it on a cpu or runnable. This is the
+  // exact probe: the state letter says S (or Z) a few microseconds before the task has really
+  // left the cpu, and a task leaving the cpu in that window may still wake another one.
+  bool running = false;
+  long syscall_nr = -1;    // the blocking system call, -1 when not in one
   bool operator==(const ThreadSample&) const = default;
 };
 
@@ -44,6 +49,7 @@ class ProcReader {
   struct ThreadFds {
     int stat = -1;
     int schedstat = -1;
+    int syscall = -1;
   };
   bool sample_one(pid_t pid, pid_t tid, ThreadSample& s);
   std::unordered_map<pid_t, ThreadFds> fds_;
