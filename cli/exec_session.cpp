@@ -141,12 +141,6 @@ int run_exec(const ExecOptions& opts) {
       print_report(ctl.describe(), session->now());
       reported = true;
       reported_activity = activity;
-      if (getenv("VTIME_DEBUG_STACKS")) {
-        for (pid_t p : ctl.tree_pids()) {
-          std::string cmd = "gdb -p " + std::to_string(p) + " -batch -ex 'thread apply all bt' 2>/dev/null | grep '^#' >&2";
-          if (system(cmd.c_str())) {}
-        }
-      }
       if (opts.on_deadlock == OnDeadlock::kExit) {
         for (pid_t p : ctl.tree_pids()) kill(p, SIGKILL);
         waitpid(child, &status, 0);

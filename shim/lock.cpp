@@ -28,3 +28,4 @@ VTIME_SHIM_EXPORT int pthread_clockjoin_np(pthread_t t, void** ret, clockid_t cl
 VTIME_SHIM_EXPORT int sigtimedwait(const sigset_t* set, siginfo_t* info, const struct timespec* timeout) {
   return vtime_sigtimedwait(set, info, timeout);
 }
+VTIME_SHIM_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* l) { return vtime_pthread_rwlock_unlock(l); }

@@ -2,9 +2,14 @@
 //
 // Mutexes of the plain kinds (normal/timed, recursive, errorcheck, adaptive) follow glibc's own
 // lock-word protocol (0 free, 1 locked, 2 locked with waiters: the public __data fields), so a
-// timed lock sleeps in the kernel and the agent wakes its futex at the deadline. Robust, PI and
-// PP mutexes, rwlocks, joins and sigtimedwait use the real call with the remaining virtual time
-// as a real timeout: bounded, but not exact (docs/shim.md lists this limitation).
+// timed lock sleeps in the kernel and the agent wakes its futex at the deadline.
+// Rwlocks: glibc's rwlock words are private, so a timed rwlock acquisition retries the trylock
+// each time the lock is released in this process (pthread_rwlock_unlock is interposed and wakes
+// the waiters registered for that lock) or the virtual deadline comes.
+// sigtimedwait waits with the real sigwaitinfo on the set plus a reserved wake signal that the
+// agent sends to the thread at the deadline.
+// Robust, PI and PP mutexes and joins use the real call with the remaining virtual time as a real
+// timeout: bounded, but not exact (docs/shim.md lists this limitation).
 #include <vtime/vtime.h>
 
 #include "context.h"
@@ -12,7 +17,11 @@
 #include "libc.h"
 #include "waits.h"
 
+#include <sys/syscall.h>
+
 #include <cerrno>
+#include <mutex>
+#include <vector>
 
 using namespace vtime;
 using namespace vtime::detail;
@@ -74,9 +83,151 @@ int mutex_lock_until(ProcessContext& c, pthread_mutex_t* m, clockid_t clk, TimeP
   return 0;
 }
 
+// --- rwlocks ---------------------------------------------------------------------------------
+
+struct RwWaiter {
+  pthread_rwlock_t* lock;
+  uint32_t slot;
+  std::atomic<bool>* released;
+};
+std::mutex g_rw_mutex;
+std::vector<RwWaiter> g_rw_waiters;   // guarded by g_rw_mutex
+std::atomic<int> g_rw_count{0};       // lets unlock skip the mutex while nobody waits
+
+int rwlock_until(ProcessContext& c, pthread_rwlock_t* lock, TimePoint deadline, bool write) {
+  auto attempt = [&] { return write ? pthread_rwlock_trywrlock(lock) : pthread_rwlock_tryrdlock(lock); };
+  for (;;) {
+    int r = attempt();
+    if (r != EBUSY) return r;
+    if (now(c) >= deadline) return ETIMEDOUT;
+    std::atomic<bool> released{false};
+    WaitScope w(c, deadline, abi::kReasonRwlock, abi::kWakeFutex);
+    {
+      std::lock_guard<std::mutex> g(g_rw_mutex);
+      g_rw_waiters.push_back({lock, w.slot(), &released});
+      g_rw_count.fetch_add(1);
+    }
+    r = attempt();  // an unlock between the first try and the registration is not lost
+    auto& s = c.seg->waiters[w.slot()];
+    while (r == EBUSY && !released.load() && !w.woken()) {
+      uint32_t word = s.word.load(std::memory_order_acquire);
+      if (released.load() || w.woken()) break;
+      timespec heartbeat{1, 0};
+      if (futex_wait(&s.word, word, &heartbeat) == ETIMEDOUT && !owner_alive(c)) die_owner_gone(c);
+    }
+    {
+      std::lock_guard<std::mutex> g(g_rw_mutex);
+      for (size_t i = 0; i < g_rw_waiters.size(); ++i) {
+        if (g_rw_waiters[i].released == &released) {
+          g_rw_waiters.erase(g_rw_waiters.begin() + static_cast<long>(i));
+          break;
+        }
+      }
+      g_rw_count.fetch_sub(1);
+    }
+    if (r != EBUSY) return r;
+    if (w.woken()) {
+      // At the deadline: one last try, as the real call would have made.
+      r = attempt();
+      return r == EBUSY ? ETIMEDOUT : r;
+    }
+  }
+}
+
+// --- sigtimedwait ------------------------------------------------------------------------------
+
+int wake_signal() { return SIGRTMAX; }
+
+void ignore_signal(int) {}
+
+void install_wake_handler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction old{};
+    sigaction(wake_signal(), nullptr, &old);
+    if (old.sa_handler == SIG_DFL) {
+      struct sigaction sa{};
+      sa.sa_handler = ignore_signal;  // a late wake signal must never kill the program
+      sigemptyset(&sa.sa_mask);
+      sa.sa_flags = SA_RESTART;
+      sigaction(wake_signal(), &sa, nullptr);
+    }
+  });
+}
+
+void send_wake(ProcessContext& c, uint32_t, void*, uintptr_t tid) {
+  raw_syscall6(SYS_tgkill, c.pid, static_cast<long>(tid), wake_signal(), 0, 0, 0);
+}
+
+int sigwait_until(ProcessContext& c, const sigset_t* set, siginfo_t* info, TimePoint deadline) {
+  install_wake_handler();
+  int wake = wake_signal();
+  sigset_t both = *set, wake_only, old;
+  sigaddset(&both, wake);
+  sigemptyset(&wake_only);
+  sigaddset(&wake_only, wake);
+  pthread_sigmask(SIG_BLOCK, &wake_only, &old);
+  pid_t tid = thread_state().tid ? thread_state().tid : (thread_state().tid = gettid_raw());
+  AgentAction a;
+  a.fn = send_wake;
+  a.arg2 = static_cast<uintptr_t>(tid);
+  siginfo_t local;
+  siginfo_t* out = info ? info : &local;
+  int r, err = 0;
+  bool timed_out = false;
+  for (;;) {
+    if (now(c) >= deadline) {
+      timespec zero{0, 0};
+      r = libc().sigtimedwait(set, out, &zero);
+      err = errno;
+      break;
+    }
+    {
+      WaitScope w(c, deadline, abi::kReasonSigwait, abi::kWakeAgent, &a);
+      r = libc().sigwaitinfo(&both, out);
+      err = errno;
+      timed_out = w.woken();
+    }
+    if (r == wake) {
+      if (timed_out) {
+        r = -1;
+        err = EAGAIN;
+        break;
+      }
+      continue;  // a stray wake from an earlier wait
+    }
+    break;
+  }
+  if (timed_out && r != -1) {
+    // The agent may have sent the wake signal as we returned: take it back before unblocking.
+    timespec zero{0, 0};
+    siginfo_t drop;
+    libc().sigtimedwait(&wake_only, &drop, &zero);
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  errno = err;
+  return r;
+}
+
 }  // namespace
 
 extern "C" {
+
+int vtime_pthread_rwlock_unlock(pthread_rwlock_t* lock) {
+  int r = libc().pthread_rwlock_unlock(lock);
+  if (g_rw_count.load(std::memory_order_acquire) == 0) return r;
+  ProcessContext* c = context();
+  if (!c) return r;
+  std::lock_guard<std::mutex> g(g_rw_mutex);
+  for (auto& w : g_rw_waiters) {
+    if (w.lock != lock) continue;
+    w.released->store(true);
+    auto& s = c->seg->waiters[w.slot];
+    s.word.fetch_add(1, std::memory_order_acq_rel);
+    futex_wake(&s.word, 1);
+  }
+  return r;
+}
 
 int vtime_pthread_mutex_timedlock(pthread_mutex_t* mutex, const struct timespec* abstime) {
   ProcessContext* c = context();
@@ -95,29 +246,29 @@ int vtime_pthread_mutex_clocklock(pthread_mutex_t* mutex, clockid_t clk, const s
 int vtime_pthread_rwlock_timedrdlock(pthread_rwlock_t* lock, const struct timespec* abstime) {
   ProcessContext* c = context();
   if (!c || !valid(abstime)) return libc().pthread_rwlock_timedrdlock(lock, abstime);
-  timespec rt = real_deadline(*c, CLOCK_REALTIME, from_clock(*c, CLOCK_REALTIME, *abstime));
-  return libc().pthread_rwlock_timedrdlock(lock, &rt);
+  return rwlock_until(*c, lock, from_clock(*c, CLOCK_REALTIME, *abstime), false);
 }
 
 int vtime_pthread_rwlock_timedwrlock(pthread_rwlock_t* lock, const struct timespec* abstime) {
   ProcessContext* c = context();
   if (!c || !valid(abstime)) return libc().pthread_rwlock_timedwrlock(lock, abstime);
-  timespec rt = real_deadline(*c, CLOCK_REALTIME, from_clock(*c, CLOCK_REALTIME, *abstime));
-  return libc().pthread_rwlock_timedwrlock(lock, &rt);
+  return rwlock_until(*c, lock, from_clock(*c, CLOCK_REALTIME, *abstime), true);
 }
 
 int vtime_pthread_rwlock_clockrdlock(pthread_rwlock_t* lock, clockid_t clk, const struct timespec* abstime) {
   ProcessContext* c = context();
-  if (!c || !valid(abstime) || !is_virtual_clock(clk)) return libc().pthread_rwlock_clockrdlock(lock, clk, abstime);
-  timespec rt = real_deadline(*c, clk, from_clock(*c, clk, *abstime));
-  return libc().pthread_rwlock_clockrdlock(lock, clk, &rt);
+  if (!c || !valid(abstime) || (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC)) {
+    return libc().pthread_rwlock_clockrdlock(lock, clk, abstime);
+  }
+  return rwlock_until(*c, lock, from_clock(*c, clk, *abstime), false);
 }
 
 int vtime_pthread_rwlock_clockwrlock(pthread_rwlock_t* lock, clockid_t clk, const struct timespec* abstime) {
   ProcessContext* c = context();
-  if (!c || !valid(abstime) || !is_virtual_clock(clk)) return libc().pthread_rwlock_clockwrlock(lock, clk, abstime);
-  timespec rt = real_deadline(*c, clk, from_clock(*c, clk, *abstime));
-  return libc().pthread_rwlock_clockwrlock(lock, clk, &rt);
+  if (!c || !valid(abstime) || (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC)) {
+    return libc().pthread_rwlock_clockwrlock(lock, clk, abstime);
+  }
+  return rwlock_until(*c, lock, from_clock(*c, clk, *abstime), true);
 }
 
 int vtime_pthread_timedjoin_np(pthread_t thread, void** retval, const struct timespec* abstime) {
@@ -136,8 +287,10 @@ int vtime_pthread_clockjoin_np(pthread_t thread, void** retval, clockid_t clk, c
 
 int vtime_sigtimedwait(const sigset_t* set, siginfo_t* info, const struct timespec* timeout) {
   ProcessContext* c = context();
-  if (!c || !timeout || !valid(timeout)) return libc().sigtimedwait(set, info, timeout);
-  return libc().sigtimedwait(set, info, timeout);
+  if (!c || !timeout || !valid(timeout) || timeout->tv_sec < 0 || (timeout->tv_sec == 0 && timeout->tv_nsec == 0)) {
+    return libc().sigtimedwait(set, info, timeout);
+  }
+  return sigwait_until(*c, set, info, now(*c) + from_timespec(*timeout));
 }
 
 }  // extern "C"

@@ -4,6 +4,7 @@
 #include "agent.h"
 #include "context.h"
 #include "futex.h"
+#include "slots.h"
 #include "libc.h"
 #include "timers.h"
 #include "waits.h"
@@ -86,6 +87,26 @@ void* thread_trampoline(void* arg) {
   return nullptr;
 }
 
+// A process-directed timer signal still pending (blocked everywhere) is not queued again: like
+// the kernel, we take it back and queue one signal whose si_overrun counts the expirations it
+// stands for. Returns the overrun already carried by the pending signal, or -1 if none pending.
+int take_back_pending(ProcessContext& c, int sig, int index) {
+  sigset_t pending;
+  sigpending(&pending);
+  if (!sigismember(&pending, sig)) return -1;
+  sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  siginfo_t info;
+  timespec zero{0, 0};
+  // The agent blocks every signal, so this dequeues from the process's shared pending set.
+  if (libc().sigtimedwait(&one, &info, &zero) != sig) return -1;
+  if (info.si_code == SI_TIMER && info.si_timerid == index) return info.si_overrun;
+  // Somebody else's signal: put it back untouched.
+  raw_syscall6(SYS_rt_sigqueueinfo, c.pid, sig, reinterpret_cast<long>(&info), 0, 0, 0);
+  return -1;
+}
+
 void deliver(ProcessContext& c, VTimer& t, int index) {
   switch (t.kind) {
     case Kind::kTimerfd: {
@@ -122,6 +143,11 @@ void deliver(ProcessContext& c, VTimer& t, int index) {
           raw_syscall6(SYS_rt_tgsigqueueinfo, c.pid, t.sev._sigev_un._tid, t.sev.sigev_signo,
                        reinterpret_cast<long>(&info), 0, 0);
         } else {
+          int carried = take_back_pending(c, t.sev.sigev_signo, index);
+          if (carried >= 0) {
+            t.overrun += carried + 1;
+            info.si_overrun = t.overrun;
+          }
           raw_syscall6(SYS_rt_sigqueueinfo, c.pid, t.sev.sigev_signo, reinterpret_cast<long>(&info), 0, 0, 0);
         }
       }
@@ -176,7 +202,7 @@ int alloc_timer(ProcessContext& c, Kind kind, clockid_t clk, uint32_t reason) {
 void free_timer(ProcessContext& c, int i) {
   VTimer& t = g_timers[i];
   if (!t.used) return;
-  c.seg->waiters[t.slot].state.store(abi::kFree, std::memory_order_release);
+  free_slot(c.seg->waiters[t.slot]);
   notify_activity(*c.seg);
   uint32_t slot = t.slot;
   t = VTimer{};

@@ -4,9 +4,11 @@
 #include <vtime/log.h>
 
 #include "futex.h"
+#include "slots.h"
 #include "proc_reader.h"
 
 #include <sched.h>
+#include <unistd.h>
 #include <signal.h>
 
 #include <algorithm>
@@ -96,7 +98,7 @@ struct Controller::Impl {
           VTIME_LOGF("controller", LogLevel::kDebug, "  slot %d (tid %d, state %u, deadline %lld) freed",
                      static_cast<int>(&w - seg.waiters), w.tid.load(), w.state.load(),
                      static_cast<long long>(w.deadline.load()));
-          w.state.store(abi::kFree, std::memory_order_release);
+          detail::free_slot(w);
         }
       }
     }
@@ -134,9 +136,17 @@ struct Controller::Impl {
       uint32_t st = w.state.load(std::memory_order_acquire);
       if (st != abi::kWaiting && st != abi::kWoken) continue;
       if (!w.is_timer.load() && !tids.count(w.tid.load())) {
+        // Not in this scan's thread list: either gone, or created after the list was read
+        // (then the tree is not idle anyway). Only the kernel can tell which.
+        char path[96];
+        snprintf(path, sizeof path, "/proc/%d/task/%d", w.pid.load(), w.tid.load());
+        if (access(path, F_OK) == 0) {
+          snap.busy = true;
+          continue;
+        }
         VTIME_LOGF("controller", LogLevel::kDebug, "thread %d (pid %d) is gone: freeing slot %d",
                    w.tid.load(), w.pid.load(), static_cast<int>(&w - seg.waiters));
-        w.state.store(abi::kFree, std::memory_order_release);
+        detail::free_slot(w);
         continue;
       }
       if (st == abi::kWoken) snap.busy = true;

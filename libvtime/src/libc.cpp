@@ -60,6 +60,7 @@ Libc load() {
   resolve(l.pthread_rwlock_timedwrlock, "pthread_rwlock_timedwrlock", &::pthread_rwlock_timedwrlock);
   resolve(l.pthread_rwlock_clockrdlock, "pthread_rwlock_clockrdlock", &::pthread_rwlock_clockrdlock);
   resolve(l.pthread_rwlock_clockwrlock, "pthread_rwlock_clockwrlock", &::pthread_rwlock_clockwrlock);
+  resolve(l.pthread_rwlock_unlock, "pthread_rwlock_unlock", &::pthread_rwlock_unlock);
   resolve(l.pthread_timedjoin_np, "pthread_timedjoin_np", &::pthread_timedjoin_np);
   resolve(l.pthread_clockjoin_np, "pthread_clockjoin_np", &::pthread_clockjoin_np);
   resolve(l.sigtimedwait, "sigtimedwait", &::sigtimedwait);

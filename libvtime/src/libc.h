@@ -49,6 +49,7 @@ struct Libc {
   int (*pthread_rwlock_timedwrlock)(pthread_rwlock_t*, const timespec*);
   int (*pthread_rwlock_clockrdlock)(pthread_rwlock_t*, clockid_t, const timespec*);
   int (*pthread_rwlock_clockwrlock)(pthread_rwlock_t*, clockid_t, const timespec*);
+  int (*pthread_rwlock_unlock)(pthread_rwlock_t*);
   int (*pthread_timedjoin_np)(pthread_t, void**, const timespec*);
   int (*pthread_clockjoin_np)(pthread_t, void**, clockid_t, const timespec*);
   int (*sigtimedwait)(const sigset_t*, siginfo_t*, const timespec*);

@@ -3,6 +3,7 @@
 
 #include "futex.h"
 #include "libc.h"
+#include "slots.h"
 
 #include <pthread.h>
 #include <fcntl.h>
@@ -24,7 +25,7 @@ void on_thread_exit(void*) {
   ProcessContext* c = context();
   ThreadState& ts = t_state;
   if (c && ts.slot >= 0) {
-    c->seg->waiters[ts.slot].state.store(abi::kFree, std::memory_order_release);
+    free_slot(c->seg->waiters[ts.slot]);
     notify_activity(*c->seg);
   }
   if (ts.evfd >= 0) libc().close(ts.evfd);
@@ -114,8 +115,12 @@ WaitScope::WaitScope(ProcessContext& c, TimePoint deadline, uint32_t reason, uin
 WaitScope::~WaitScope() {
   if (has_action_) agent_remove(c_, slot_);
   auto& s = c_.seg->waiters[slot_];
-  s.deadline.store(abi::kNoDeadline, std::memory_order_relaxed);
-  s.state.store(temporary_ ? abi::kFree : abi::kClaimed, std::memory_order_release);
+  if (temporary_) {
+    free_slot(s);
+  } else {
+    s.deadline.store(abi::kNoDeadline, std::memory_order_relaxed);
+    s.state.store(abi::kClaimed, std::memory_order_release);
+  }
   --t_state.depth;
   notify_activity(*c_.seg);
 }

@@ -74,6 +74,8 @@ int vtime_pthread_rwlock_timedrdlock(pthread_rwlock_t* lock, const struct timesp
 int vtime_pthread_rwlock_timedwrlock(pthread_rwlock_t* lock, const struct timespec* abstime);
 int vtime_pthread_rwlock_clockrdlock(pthread_rwlock_t* lock, clockid_t clk, const struct timespec* abstime);
 int vtime_pthread_rwlock_clockwrlock(pthread_rwlock_t* lock, clockid_t clk, const struct timespec* abstime);
+/* Releases a rwlock and wakes the virtual timed waiters of this process on it. */
+int vtime_pthread_rwlock_unlock(pthread_rwlock_t* lock);
 int vtime_pthread_timedjoin_np(pthread_t thread, void** retval, const struct timespec* abstime);
 int vtime_pthread_clockjoin_np(pthread_t thread, void** retval, clockid_t clk, const struct timespec* abstime);
 int vtime_sigtimedwait(const sigset_t* set, siginfo_t* info, const struct timespec* timeout);
