@@ -1,0 +1,95 @@
+// `vtime sim`: the embedded Batsim-4.2.1-compatible simulator for delay jobs (docs/sim.md).
+#include <cstdio>
+#include <string>
+
+#include "command.h"
+#include "vtime/sim/simulator.h"
+
+namespace vtime::cli {
+
+namespace {
+
+// Exit codes of `vtime sim` (documented in docs/sim.md and in --help).
+constexpr int kSimOk = 0;
+constexpr int kSimInvalidReply = 3;   // the scheduler broke the protocol
+constexpr int kSimStalled = 4;        // jobs left undecided with nothing pending
+constexpr int kSimPeerFailed = 5;     // ZeroMQ error while talking to the scheduler
+constexpr int kSimSignalBase = 128;   // interrupted: 128 + signal number (130 SIGINT, 143 SIGTERM)
+
+struct SimOptions {
+  std::string platform;
+  int hosts = 0;
+  std::string workload;
+  std::string prefix = "out";
+  std::string endpoint = "tcp://localhost:28000";
+  std::string master = "master_host";
+};
+
+int run_sim(const SimOptions& o) {
+  auto fail = [](const std::string& msg, int code) {
+    std::fprintf(stderr, "vtime sim: %s\n", msg.c_str());
+    return code;
+  };
+  auto platform = o.platform.empty() ? sim::make_platform(o.hosts, o.master)
+                                     : sim::load_platform_xml(o.platform, o.master);
+  if (!platform) return fail(platform.error(), kExitUsage);
+  auto workload = sim::load_workload(o.workload, "w0");
+  if (!workload) return fail(workload.error(), kExitUsage);
+  auto peer = sim::ZmqPeer::connect(o.endpoint);
+  if (!peer) return fail(peer.error(), kExitUsage);
+  auto outputs = sim::Outputs::open(o.prefix);
+  if (!outputs) return fail(outputs.error(), kExitUsage);
+
+  sim::install_stop_signals();
+  sim::RunReport r = sim::simulate(*platform, *workload, **outputs, **peer);
+  switch (r.outcome) {
+    case sim::Outcome::completed: return kSimOk;
+    case sim::Outcome::invalid_reply: return fail(r.error, kSimInvalidReply);
+    case sim::Outcome::stalled: return fail(r.error, kSimStalled);
+    case sim::Outcome::peer_failed: return fail(r.error, kSimPeerFailed);
+    case sim::Outcome::interrupted: return fail(r.error, kSimSignalBase + r.signal);
+    case sim::Outcome::output_failed: return fail(r.error, kExitUsage);
+  }
+  return kExitInternal;
+}
+
+}  // namespace
+
+Subcommand register_sim(CLI::App& root) {
+  auto opts = std::make_shared<SimOptions>();
+  CLI::App* app = root.add_subcommand(
+      "sim",
+      "Embedded Batsim-4.2.1-compatible simulator for delay jobs: a test peer and a quick start\n"
+      "so schedulers run with no Batsim installed. It is NOT a replacement for SimGrid's models:\n"
+      "only 'delay' profiles, no network (zero internal hop), no energy, no dynamic jobs.\n"
+      "It connects a ZeroMQ REQ socket to the scheduler's REP endpoint and speaks Batsim's JSON\n"
+      "protocol, then writes PREFIX_jobs.csv and PREFIX_schedule.csv like Batsim.\n"
+      "Quick start:\n"
+      "  event_fcfs -s ipc:///tmp/sched.sock &\n"
+      "  vtime sim --hosts 16 -w workload.json -e out -s ipc:///tmp/sched.sock\n"
+      "Exit codes: 0 simulation completed; 2 bad command line or input file; 3 the scheduler\n"
+      "sent an invalid reply (one line on stderr names the event; outputs keep what happened);\n"
+      "4 stalled (jobs neither executed nor rejected and nothing pending); 5 ZeroMQ failure;\n"
+      "128+N interrupted by signal N (130 SIGINT, 143 SIGTERM).");
+  auto* plat = app->add_option("-p,--platform", opts->platform, "SimGrid platform XML file (hosts are numbered in name order, the master host is excluded)")
+                   ->check(CLI::ExistingFile);
+  auto* hosts = app->add_option("--hosts", opts->hosts, "Instead of -p: N compute hosts host0..host<N-1> plus master_host")
+                    ->check(CLI::Range(1, 1000000));
+  plat->excludes(hosts);
+  hosts->excludes(plat);
+  app->add_option("-w,--workload", opts->workload, "Batsim JSON workload (delay profiles only)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  app->add_option("-e,--export", opts->prefix, "Output prefix: writes PREFIX_jobs.csv and PREFIX_schedule.csv")
+      ->capture_default_str();
+  app->add_option("-s,--socket-endpoint", opts->endpoint, "Scheduler's ZeroMQ REP endpoint to connect to")
+      ->capture_default_str();
+  app->add_option("-m,--master-host", opts->master, "Name of the master host (not a compute resource)")
+      ->capture_default_str();
+  app->callback([plat, hosts] {
+    if (plat->count() == 0 && hosts->count() == 0) throw CLI::RequiredError("one of -p/--platform or --hosts");
+  });
+  return Subcommand{app, [opts] { return run_sim(*opts); }};
+}
+
+}  // namespace vtime::cli

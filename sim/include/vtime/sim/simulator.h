@@ -1,0 +1,50 @@
+// The embedded Batsim-4.2.1-compatible simulator core: delay jobs on a platform's machines,
+// driven by a scheduler through the Batsim protocol (typed events from vtime_protocol; the core
+// never sees JSON).
+//
+// Timing model, matching real Batsim on a no-network platform (the reference transcripts):
+// no internal hop (events happen exactly at their time); every event due at the same instant
+// goes into one message, ordered by when its timer was armed (SimGrid's order: the submitter's
+// next wake-up is armed when it submits, a job's end when it starts, a REQUESTED_CALL when the
+// CALL_ME_LATER is read); what an instant's events trigger at that same instant (NOTIFY
+// no_more_static_job_to_submit after the last submission, JOB_KILLED, zero-length jobs) goes in
+// the next message at the same `now`. A reply's events apply at their own timestamps when those
+// are later than the clock; a reply whose `now` is later than the message's advances the clock
+// ("decision time"), and what happened meanwhile is sent with its own earlier timestamps.
+//
+// Example:
+//     auto peer = ZmqPeer::connect(endpoint);
+//     auto out = Outputs::open("out");
+//     RunReport r = simulate(platform, workload, **out, **peer);
+//     if (r.outcome != Outcome::completed) std::fprintf(stderr, "%s\n", r.error.c_str());
+#pragma once
+
+#include <string>
+
+#include "vtime/sim/outputs.h"
+#include "vtime/sim/peer.h"
+#include "vtime/sim/platform.h"
+#include "vtime/sim/workload.h"
+
+namespace vtime::sim {
+
+enum class Outcome {
+  completed,      // SIMULATION_ENDS sent and answered
+  invalid_reply,  // the scheduler broke the protocol (real Batsim would abort)
+  stalled,        // nothing left to happen but jobs are neither started nor rejected
+  interrupted,    // SIGINT/SIGTERM while waiting for the scheduler
+  peer_failed,    // ZeroMQ error
+  output_failed,  // PREFIX_schedule.csv could not be written
+};
+
+struct RunReport {
+  Outcome outcome = Outcome::completed;
+  std::string error;   // one line, empty when completed
+  int signal = 0;      // interrupted: which signal
+  long messages = 0;   // messages sent to the scheduler
+  Nanos end_time;      // simulated time when the run stopped
+};
+
+RunReport simulate(const Platform& platform, const Workload& workload, Outputs& outputs, Peer& peer);
+
+}  // namespace vtime::sim

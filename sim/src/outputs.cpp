@@ -1,0 +1,94 @@
+#include "vtime/sim/outputs.h"
+
+#include <cstdio>
+
+namespace vtime::sim {
+
+using protocol::Error;
+using protocol::format_seconds_6;
+
+namespace {
+std::string fixed(long double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%Lf", v);
+  return buf;
+}
+long double secs(Nanos t) { return static_cast<long double>(t.ns()) / 1e9L; }
+}  // namespace
+
+std::string jobs_csv_header() {
+  return "job_id,workload_name,profile,submission_time,requested_number_of_resources,"
+         "requested_time,success,final_state,starting_time,execution_time,finish_time,"
+         "waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata\n";
+}
+
+std::string jobs_csv_row(const JobRow& r) {
+  std::string s = r.name + "," + r.workload + "," + r.profile + "," + format_seconds_6(r.submission) + "," +
+                  std::to_string(r.requested_resources) + "," +
+                  (r.walltime ? format_seconds_6(*r.walltime) : std::string("-1.000000")) + ",";
+  if (!r.run) return s + "0,REJECTED,,,,,,,,,\"\"\n";
+  const JobRow::Run& x = *r.run;
+  Nanos finish = x.start + x.runtime;
+  Nanos waiting = x.start - r.submission;
+  Nanos turnaround = finish - r.submission;
+  long double stretch = static_cast<long double>(turnaround.ns()) / static_cast<long double>(x.runtime.ns());
+  s += std::string(x.success ? "1" : "0") + "," + x.final_state + "," + format_seconds_6(x.start) + "," +
+       format_seconds_6(x.runtime) + "," + format_seconds_6(finish) + "," + format_seconds_6(waiting) + "," +
+       format_seconds_6(turnaround) + "," + fixed(stretch) + "," + x.allocation + ",-1.000000,\"\"\n";
+  return s;
+}
+
+std::string schedule_csv(const ScheduleStats& s) {
+  // Batsim writes a std::map, hence alphabetical columns. Means are over all jobs (Batsim
+  // divides by nb_jobs, rejected ones included).
+  long double n = s.nb_jobs > 0 ? static_cast<long double>(s.nb_jobs) : 1.0L;
+  std::string header =
+      "batsim_version,consumed_joules,makespan,max_slowdown,max_turnaround_time,max_waiting_time,"
+      "mean_slowdown,mean_turnaround_time,mean_waiting_time,nb_computing_machines,"
+      "nb_grouped_switches,nb_jobs,nb_jobs_finished,nb_jobs_killed,nb_jobs_rejected,"
+      "nb_jobs_success,nb_machine_switches,scheduling_time,simulation_time,success_rate,"
+      "time_computing,time_idle,time_sleeping,time_switching_off,time_switching_on,"
+      "time_unavailable\n";
+  std::string row = "vtime-sim-0.1.0,0.000000," + format_seconds_6(s.makespan) + "," + fixed(s.max_slowdown) + "," +
+                    fixed(s.max_turnaround) + "," + fixed(s.max_waiting) + "," + fixed(s.sum_slowdown / n) + "," +
+                    fixed(s.sum_turnaround / n) + "," + fixed(s.sum_waiting / n) + "," +
+                    std::to_string(s.nb_computing_machines) + ",0," + std::to_string(s.nb_jobs) + "," +
+                    std::to_string(s.nb_finished) + "," + std::to_string(s.nb_killed) + "," +
+                    std::to_string(s.nb_rejected) + "," + std::to_string(s.nb_success) + ",0," +
+                    fixed(s.scheduling_seconds) + "," + fixed(s.simulation_seconds) + "," +
+                    fixed(static_cast<long double>(s.nb_success) / n) + "," + fixed(secs(s.time_computing)) + "," +
+                    fixed(secs(s.time_idle)) + ",0.000000,0.000000,0.000000,0.000000\n";
+  return header + row;
+}
+
+Result<std::unique_ptr<Outputs>> Outputs::open(const std::string& prefix) {
+  std::unique_ptr<Outputs> o(new Outputs());
+  std::string jobs_path = prefix + "_jobs.csv";
+  o->schedule_path_ = prefix + "_schedule.csv";
+  o->jobs_ = std::fopen(jobs_path.c_str(), "w");
+  if (o->jobs_ == nullptr) return Error{"cannot create output file '" + jobs_path + "'"};
+  std::string h = jobs_csv_header();
+  std::fwrite(h.data(), 1, h.size(), o->jobs_);
+  std::fflush(o->jobs_);
+  return o;
+}
+
+Outputs::~Outputs() {
+  if (jobs_ != nullptr) std::fclose(jobs_);
+}
+
+void Outputs::job_done(const JobRow& row) {
+  std::string line = jobs_csv_row(row);
+  std::fwrite(line.data(), 1, line.size(), jobs_);
+  std::fflush(jobs_);  // a run cut short keeps every row written so far
+}
+
+bool Outputs::write_schedule(const ScheduleStats& s) {
+  std::FILE* f = std::fopen(schedule_path_.c_str(), "w");
+  if (f == nullptr) return false;
+  std::string text = schedule_csv(s);
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  return std::fclose(f) == 0 && ok;
+}
+
+}  // namespace vtime::sim

@@ -1,0 +1,477 @@
+// The simulation core: a timer queue ordered by (time, arming order), jobs, machines, and the
+// validation of the scheduler's decisions. See simulator.h for the timing model.
+#include "vtime/sim/simulator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <unordered_map>
+
+#include "vtime/protocol/codec.h"
+
+namespace vtime::sim {
+
+using namespace vtime::protocol;
+
+namespace {
+
+enum class Phase { not_submitted, submitted, running, finished, rejected };
+
+struct JobRun {
+  Phase phase = Phase::not_submitted;
+  Nanos start;
+  ResourceSet alloc;
+  uint64_t end_seq = 0;  // key of its job_end timer while running
+  Nanos end_time;
+};
+
+// One armed timer. `seq` is the arming order: SimGrid wakes actors sleeping until the same
+// instant in the order they went to sleep.
+enum class TimerKind { submit, job_end, requested_call, no_more_jobs, job_killed };
+struct Timer {
+  Nanos time;
+  uint64_t seq;
+  TimerKind kind;
+  size_t index;  // submit: batch; job_end: job; job_killed: payload
+  bool operator<(const Timer& o) const { return time != o.time ? time < o.time : seq < o.seq; }
+};
+
+struct MachineRun {
+  int job = -1;     // running job index
+  Nanos since;      // last state change
+  Nanos idle, computing;
+};
+
+// Batsim puts 10 us instead of a null runtime in its outputs.
+constexpr Nanos kNullRuntime = Nanos::from_ns(10'000);
+
+class Simulation {
+ public:
+  Simulation(const Platform& p, const Workload& w, Outputs& o, Peer& peer)
+      : platform_(p), workload_(w), outputs_(o), peer_(peer), jobs_(w.jobs.size()), machines_(p.machines.size()) {
+    for (size_t i = 0; i < w.jobs.size(); ++i) index_.emplace(w.jobs[i].id, i);
+    // Batsim submits in (subtime, job id) order, all jobs of one subtime at once.
+    std::vector<size_t> order(w.jobs.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      if (w.jobs[a].subtime != w.jobs[b].subtime) return w.jobs[a].subtime < w.jobs[b].subtime;
+      return w.jobs[a].name < w.jobs[b].name;
+    });
+    for (size_t i : order) {
+      if (batches_.empty() || w.jobs[batches_.back().front()].subtime != w.jobs[i].subtime) batches_.emplace_back();
+      batches_.back().push_back(i);
+    }
+  }
+
+  RunReport run();
+
+ private:
+  // ---- timers and events
+  uint64_t arm(Nanos t, TimerKind k, size_t index) {
+    uint64_t s = next_seq_++;
+    timers_.insert(Timer{t, s, k, index});
+    return s;
+  }
+  void emit(Payload p) { outbox_.push_back(Event{clock_, std::move(p), {}}); }
+  void fire(const Timer& t);
+  void advance_to(Nanos t);
+
+  // ---- jobs and machines
+  void start_job(size_t j, ResourceSet alloc);
+  void end_job(size_t j, JobState state, int return_code);
+  void release(size_t j);
+  void record(size_t j, const std::string& final_state, bool success);
+
+  // ---- the conversation
+  bool exchange(Message m, bool is_end);
+  std::string apply(const Message& reply, bool is_end);
+  std::string decide(const ExecuteJob& e);
+  std::string decide(const RejectJob& r);
+  std::string decide(const KillJob& k);
+  std::string decide(const CallMeLater& c);
+  const size_t* find_job(const std::string& id) const {
+    auto it = index_.find(id);
+    return it == index_.end() ? nullptr : &it->second;
+  }
+  RunReport finish();
+
+  const Platform& platform_;
+  const Workload& workload_;
+  Outputs& outputs_;
+  Peer& peer_;
+  std::vector<JobRun> jobs_;
+  std::vector<MachineRun> machines_;
+  std::unordered_map<std::string, size_t> index_;
+  std::vector<std::vector<size_t>> batches_;
+  std::vector<JobKilled> killed_;          // payloads of job_killed timers
+
+  std::set<Timer> timers_;
+  uint64_t next_seq_ = 0;
+  Nanos clock_;
+  std::vector<Event> outbox_;
+  RunReport report_;
+  long success_count_ = 0, killed_count_ = 0;
+  std::chrono::steady_clock::duration waiting_for_scheduler_{};
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+};
+
+// ---- timers ------------------------------------------------------------------------------
+
+void Simulation::fire(const Timer& t) {
+  clock_ = t.time;
+  switch (t.kind) {
+    case TimerKind::submit: {
+      for (size_t j : batches_[t.index]) {
+        jobs_[j].phase = Phase::submitted;
+        const WorkloadJob& wj = workload_.jobs[j];
+        JobSubmitted s;
+        s.job_id = wj.id;
+        s.job = JobDescription{wj.id, wj.res, wj.subtime, wj.walltime, workload_.profiles[wj.profile].name};
+        s.job_json = wj.json;
+        emit(std::move(s));
+      }
+      // The submitter goes back to sleep now, or announces that it is done.
+      if (t.index + 1 < batches_.size())
+        arm(workload_.jobs[batches_[t.index + 1].front()].subtime, TimerKind::submit, t.index + 1);
+      else
+        arm(clock_, TimerKind::no_more_jobs, 0);
+      break;
+    }
+    case TimerKind::job_end: {
+      const WorkloadJob& wj = workload_.jobs[t.index];
+      const Profile& prof = workload_.profiles[wj.profile];
+      if (wj.walltime && prof.delay >= *wj.walltime) {
+        end_job(t.index, JobState::completed_walltime_reached, -1);
+      } else {
+        int rc = prof.return_code;
+        end_job(t.index, rc == 0 ? JobState::completed_successfully
+                         : rc > 0 ? JobState::completed_failed
+                                  : JobState::completed_walltime_reached, rc);
+      }
+      break;
+    }
+    case TimerKind::requested_call: emit(RequestedCall{}); break;
+    case TimerKind::no_more_jobs: emit(Notify{"no_more_static_job_to_submit", {}}); break;
+    case TimerKind::job_killed: emit(std::move(killed_[t.index])); break;
+  }
+}
+
+void Simulation::advance_to(Nanos t) {
+  while (!timers_.empty() && timers_.begin()->time <= t) {
+    Timer first = *timers_.begin();
+    timers_.erase(timers_.begin());
+    fire(first);
+  }
+  clock_ = std::max(clock_, t);
+}
+
+// ---- jobs and machines -------------------------------------------------------------------
+
+void Simulation::start_job(size_t j, ResourceSet alloc) {
+  const WorkloadJob& wj = workload_.jobs[j];
+  Nanos delay = workload_.profiles[wj.profile].delay;
+  // Batsim's delay task: sleeps the whole delay only if it is strictly below the walltime.
+  Nanos run_for = (wj.walltime && delay >= *wj.walltime) ? *wj.walltime : delay;
+  JobRun& r = jobs_[j];
+  r.phase = Phase::running;
+  r.start = clock_;
+  r.end_time = clock_ + run_for;
+  for (int id : alloc.ids()) {
+    MachineRun& m = machines_[static_cast<size_t>(id)];
+    m.idle += clock_ - m.since;
+    m.since = clock_;
+    m.job = static_cast<int>(j);
+  }
+  r.alloc = std::move(alloc);
+  r.end_seq = arm(r.end_time, TimerKind::job_end, j);
+}
+
+void Simulation::release(size_t j) {
+  for (int id : jobs_[j].alloc.ids()) {
+    MachineRun& m = machines_[static_cast<size_t>(id)];
+    m.computing += clock_ - m.since;
+    m.since = clock_;
+    m.job = -1;
+  }
+}
+
+void Simulation::record(size_t j, const std::string& final_state, bool success) {
+  const WorkloadJob& wj = workload_.jobs[j];
+  JobRow row{wj.name, workload_.name, workload_.profiles[wj.profile].name, wj.subtime, wj.res, wj.walltime, std::nullopt};
+  if (jobs_[j].phase == Phase::finished) {
+    Nanos runtime = jobs_[j].end_time - jobs_[j].start;
+    if (runtime == Nanos::zero()) runtime = kNullRuntime;
+    row.run = JobRow::Run{final_state, success, jobs_[j].start, runtime, jobs_[j].alloc.to_string()};
+  }
+  outputs_.job_done(row);
+  if (success) ++success_count_;
+  if (final_state == "COMPLETED_WALLTIME_REACHED" || final_state == "COMPLETED_KILLED") ++killed_count_;
+}
+
+void Simulation::end_job(size_t j, JobState state, int return_code) {
+  JobRun& r = jobs_[j];
+  r.phase = Phase::finished;
+  r.end_time = clock_;
+  release(j);
+  record(j, std::string(to_string(state)), state == JobState::completed_successfully);
+  emit(JobCompleted{workload_.jobs[j].id, state, return_code, r.alloc, {}});
+}
+
+// ---- decisions ---------------------------------------------------------------------------
+
+std::string Simulation::decide(const ExecuteJob& e) {
+  for (const auto& [key, value] : e.extras)
+    if (key == "mapping" || key == "storage_mapping" || key == "additional_io_job")
+      return "field 'data." + key + "' is not supported by vtime sim (it only matters for SimGrid's "
+             "parallel-task models; delay jobs use the allocation as given)";
+  const size_t* j = find_job(e.job_id);
+  if (j == nullptr) return "job '" + e.job_id + "' does not exist in the workload";
+  const JobRun& r = jobs_[*j];
+  const WorkloadJob& wj = workload_.jobs[*j];
+  switch (r.phase) {
+    case Phase::not_submitted:
+      return "job '" + e.job_id + "' has not been submitted yet (it is submitted at " + format_seconds(wj.subtime) + ")";
+    case Phase::running:
+    case Phase::finished:
+      return "job '" + e.job_id + "' was already executed (started at " + format_seconds(r.start) +
+             "); a job can be executed only once";
+    case Phase::rejected: return "job '" + e.job_id + "' was rejected, it cannot be executed";
+    case Phase::submitted: break;
+  }
+  if (e.alloc.size() != static_cast<size_t>(wj.res))
+    return "allocation '" + e.alloc.to_string() + "' has " + std::to_string(e.alloc.size()) + " resource" +
+           (e.alloc.size() == 1 ? "" : "s") + " but job '" + e.job_id + "' requested " + std::to_string(wj.res);
+  for (int id : e.alloc.ids()) {
+    if (static_cast<size_t>(id) >= platform_.machines.size())
+      return "resource " + std::to_string(id) + " does not exist (the platform has resources 0-" +
+             std::to_string(platform_.machines.size() - 1) + ")";
+    if (!platform_.is_compute(id)) return "resource " + std::to_string(id) + " is a storage resource, not a compute resource";
+    int busy = machines_[static_cast<size_t>(id)].job;
+    if (busy >= 0)
+      return "resource " + std::to_string(id) + " is already computing job '" + workload_.jobs[static_cast<size_t>(busy)].id +
+             "' and compute sharing is disabled";
+  }
+  start_job(*j, e.alloc);
+  return {};
+}
+
+std::string Simulation::decide(const RejectJob& rj) {
+  const size_t* j = find_job(rj.job_id);
+  if (j == nullptr) return "job '" + rj.job_id + "' does not exist in the workload";
+  if (jobs_[*j].phase != Phase::submitted)
+    return "job '" + rj.job_id + "' cannot be rejected: only a submitted job that has not been executed can be";
+  jobs_[*j].phase = Phase::rejected;
+  record(*j, "REJECTED", false);
+  return {};
+}
+
+std::string Simulation::decide(const KillJob& k) {
+  std::vector<JobProgress> progress;
+  for (const auto& id : k.job_ids) {
+    const size_t* j = find_job(id);
+    if (j == nullptr) return "job '" + id + "' does not exist in the workload";
+    Phase ph = jobs_[*j].phase;
+    if (ph != Phase::running && ph != Phase::finished)
+      return "job '" + id + "' cannot be killed: it has not been started";
+  }
+  for (const auto& id : k.job_ids) {
+    size_t j = *find_job(id);
+    JobRun& r = jobs_[j];
+    if (r.phase != Phase::running) continue;  // already finished: Batsim acknowledges it anyway
+    const Profile& prof = workload_.profiles[workload_.jobs[j].profile];
+    double done = prof.delay > Nanos::zero()
+                      ? static_cast<double>((clock_ - r.start).ns()) / static_cast<double>(prof.delay.ns())
+                      : 1.0;
+    progress.push_back(JobProgress{id, prof.name, done});
+    timers_.erase(Timer{r.end_time, r.end_seq, TimerKind::job_end, j});
+    r.phase = Phase::finished;
+    r.end_time = clock_;
+    release(j);
+    record(j, "COMPLETED_KILLED", false);
+  }
+  // The acknowledgement comes in the next message (Batsim's killer runs as its own actor).
+  killed_.push_back(JobKilled{k.job_ids, job_progress_json(progress), {}});
+  arm(clock_, TimerKind::job_killed, killed_.size() - 1);
+  return {};
+}
+
+std::string Simulation::decide(const CallMeLater& c) {
+  if (c.target <= clock_)
+    return "requested time " + format_seconds(c.target) + " is not after the current simulated time " +
+           format_seconds(clock_) + " (real Batsim aborts on this)";
+  arm(c.target, TimerKind::requested_call, 0);
+  return {};
+}
+
+// ---- the conversation --------------------------------------------------------------------
+
+std::string Simulation::apply(const Message& reply, bool is_end) {
+  for (size_t i = 0; i < reply.events.size(); ++i) {
+    const Event& ev = reply.events[i];
+    std::string where = "event " + std::to_string(i) + " (" + std::string(type_name(ev.payload)) + "): ";
+    if (is_end)
+      return where + "the reply to SIMULATION_ENDS must carry no event" +
+             (std::holds_alternative<CallMeLater>(ev.payload) ? " (real Batsim aborts on a CALL_ME_LATER here)" : "");
+    // Batsim applies each decision at its own timestamp when that is later than its clock.
+    if (ev.timestamp > clock_) advance_to(ev.timestamp);
+    std::string err = std::visit(
+        [&](const auto& p) -> std::string {
+          using T = std::decay_t<decltype(p)>;
+          if constexpr (std::is_same_v<T, ExecuteJob> || std::is_same_v<T, RejectJob> ||
+                        std::is_same_v<T, KillJob> || std::is_same_v<T, CallMeLater>) {
+            return decide(p);
+          } else if constexpr (std::is_same_v<T, Notify>) {
+            return "NOTIFY '" + p.type + "' needs dynamic job registration, which vtime sim does not support";
+          } else {
+            return "this event type is not supported by vtime sim (delay jobs only; use real Batsim)";
+          }
+        },
+        ev.payload);
+    if (!err.empty()) return where + err;
+  }
+  // A later `now` is decision time: the clock moves on while the scheduler "thinks". An earlier
+  // one is ignored, as real Batsim does.
+  if (reply.now > clock_) advance_to(reply.now);
+  return {};
+}
+
+bool Simulation::exchange(Message m, bool is_end) {
+  std::string reply;
+  long seq = report_.messages++;
+  auto t0 = std::chrono::steady_clock::now();
+  PeerStatus st = peer_.exchange(serialise(m), reply);
+  waiting_for_scheduler_ += std::chrono::steady_clock::now() - t0;
+  std::string context = "message " + std::to_string(seq) + " (now=" + format_seconds(m.now) + ")";
+  if (st.kind == PeerStatus::interrupted) {
+    report_.outcome = Outcome::interrupted;
+    report_.signal = st.signal;
+    report_.error = "interrupted by signal " + std::to_string(st.signal) + " while waiting for the reply to " + context;
+    return false;
+  }
+  if (st.kind == PeerStatus::failed) {
+    report_.outcome = Outcome::peer_failed;
+    report_.error = "communication with the scheduler failed at " + context + ": " + st.error;
+    return false;
+  }
+  auto parsed = parse_message(reply, Direction::to_batsim);
+  std::string err = parsed ? apply(*parsed, is_end) : parsed.error();
+  if (!err.empty()) {
+    report_.outcome = Outcome::invalid_reply;
+    report_.error = "invalid reply to " + context + ": " + err;
+    return false;
+  }
+  return true;
+}
+
+RunReport Simulation::run() {
+  if (!batches_.empty()) arm(workload_.jobs[batches_.front().front()].subtime, TimerKind::submit, 0);
+  else arm(Nanos::zero(), TimerKind::no_more_jobs, 0);
+
+  SimulationBegins b;
+  int compute = platform_.compute_count();
+  b.nb_resources = static_cast<int>(platform_.machines.size());
+  b.nb_compute_resources = compute;
+  b.nb_storage_resources = b.nb_resources - compute;
+  b.config = RawJson{
+      R"({"redis-enabled":false,"redis-hostname":"127.0.0.1","redis-port":6379,"redis-prefix":"default",)"
+      R"("profiles-forwarded-on-submission":false,"dynamic-jobs-enabled":false,"dynamic-jobs-acknowledged":false,)"
+      R"("profile-reuse-enabled":false,"sched-config":"","forward-unknown-events":false})"};
+  for (const Machine& mach : platform_.machines) {
+    Resource r{mach.id, mach.name, "idle", {{"role", mach.role}}, mach.zone_properties};
+    r.properties.insert(r.properties.end(), mach.properties.begin(), mach.properties.end());
+    (mach.role.empty() ? b.compute_resources : b.storage_resources).push_back(std::move(r));
+  }
+  b.workloads = {{workload_.name, workload_.file}};
+  // The workload name is a plain identifier ("w0"), so it needs no JSON escaping.
+  b.profiles = RawJson{"{\"" + workload_.name + "\":" + workload_.profiles_json.text + "}"};
+  if (!exchange(Message{Nanos::zero(), {Event{Nanos::zero(), std::move(b), {}}}, {}}, false)) return finish();
+
+  for (;;) {
+    if (!outbox_.empty()) {
+      Message m{clock_, std::move(outbox_), {}};
+      outbox_.clear();
+      if (!exchange(std::move(m), false)) return finish();
+      continue;
+    }
+    if (timers_.empty()) {
+      std::vector<std::string> waiting;
+      for (size_t j = 0; j < jobs_.size(); ++j)
+        if (jobs_[j].phase == Phase::submitted) waiting.push_back(workload_.jobs[j].id);
+      if (!waiting.empty()) {
+        report_.outcome = Outcome::stalled;
+        std::string list;
+        for (size_t i = 0; i < waiting.size() && i < 5; ++i) list += (i ? ", " : "") + waiting[i];
+        if (waiting.size() > 5) list += ", ...";
+        report_.error = "simulation stalled at " + format_seconds(clock_) + ": " + std::to_string(waiting.size()) +
+                        " submitted job(s) were neither executed nor rejected (" + list +
+                        ") and no CALL_ME_LATER is pending, so nothing can happen any more";
+        return finish();
+      }
+      Message end{clock_, {Event{clock_, SimulationEnds{}, {}}}, {}};
+      if (exchange(std::move(end), true)) report_.outcome = Outcome::completed;
+      return finish();
+    }
+    // One message per instant: every timer armed before this instant began.
+    Nanos t = timers_.begin()->time;
+    uint64_t barrier = next_seq_;
+    while (!timers_.empty() && timers_.begin()->time == t && timers_.begin()->seq < barrier) {
+      Timer first = *timers_.begin();
+      timers_.erase(timers_.begin());
+      fire(first);
+    }
+  }
+}
+
+RunReport Simulation::finish() {
+  ScheduleStats s;
+  s.nb_computing_machines = platform_.compute_count();
+  for (size_t j = 0; j < jobs_.size(); ++j) {
+    const JobRun& r = jobs_[j];
+    if (r.phase == Phase::not_submitted) continue;
+    ++s.nb_jobs;
+    if (r.phase == Phase::rejected) ++s.nb_rejected;
+    if (r.phase != Phase::finished) continue;
+    ++s.nb_finished;
+    const WorkloadJob& wj = workload_.jobs[j];
+    Nanos runtime = r.end_time - r.start;
+    if (runtime == Nanos::zero()) runtime = kNullRuntime;
+    Nanos finish_time = r.start + runtime;
+    long double waiting = static_cast<long double>((r.start - wj.subtime).ns()) / 1e9L;
+    long double turnaround = static_cast<long double>((finish_time - wj.subtime).ns()) / 1e9L;
+    long double slowdown = turnaround / (static_cast<long double>(runtime.ns()) / 1e9L);
+    s.sum_waiting += waiting;
+    s.sum_turnaround += turnaround;
+    s.sum_slowdown += slowdown;
+    s.max_waiting = std::max(s.max_waiting, waiting);
+    s.max_turnaround = std::max(s.max_turnaround, turnaround);
+    s.max_slowdown = std::max(s.max_slowdown, slowdown);
+    s.makespan = std::max(s.makespan, finish_time);
+  }
+  // Batsim counts walltime-reached jobs as killed.
+  s.nb_success = success_count_;
+  s.nb_killed = killed_count_;
+  // Machine time is counted per state change, like Batsim: the time since a machine's last
+  // change (trailing idle time) is not counted.
+  for (const MachineRun& m : machines_) {
+    s.time_idle += m.idle;
+    s.time_computing += m.computing;
+  }
+  using fsec = std::chrono::duration<double>;
+  s.scheduling_seconds = std::chrono::duration_cast<fsec>(waiting_for_scheduler_).count();
+  s.simulation_seconds = std::chrono::duration_cast<fsec>(std::chrono::steady_clock::now() - started_).count();
+  if (!outputs_.write_schedule(s) && report_.outcome == Outcome::completed) {
+    report_.outcome = Outcome::output_failed;
+    report_.error = "cannot write '" + outputs_.schedule_path() + "'";
+  }
+  report_.end_time = clock_;
+  return report_;
+}
+
+}  // namespace
+
+RunReport simulate(const Platform& platform, const Workload& workload, Outputs& outputs, Peer& peer) {
+  Simulation sim(platform, workload, outputs, peer);
+  return sim.run();
+}
+
+}  // namespace vtime::sim

@@ -1,0 +1,93 @@
+#include "vtime/sim/platform.h"
+
+#include <gtest/gtest.h>
+
+using namespace vtime::sim;
+
+namespace {
+std::vector<std::string> names(const Platform& p) {
+  std::vector<std::string> out;
+  for (const auto& m : p.machines) out.push_back(m.name);
+  return out;
+}
+}  // namespace
+
+TEST(Platform, NumbersHostsInNameOrderWithoutTheMaster) {
+  auto p = parse_platform_xml(R"(<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1"><!-- a comment with <host id="fake"/> -->
+  <zone id="AS0" routing="Full">
+    <host id="master_host" speed="1Gf"/>
+    <host id="host2" speed="1Gf"/><host id="host10" speed="1Gf"/>
+    <host id='host1' speed="1Gf">
+      <prop id="wattage_off" value="10"/>
+    </host>
+  </zone>
+</platform>)", "t", "master_host");
+  ASSERT_TRUE(p) << p.error();
+  EXPECT_EQ(names(*p), (std::vector<std::string>{"host1", "host10", "host2"}));
+  EXPECT_EQ(p->master_name, "master_host");
+  EXPECT_EQ(p->machines[0].properties, (StringPairs{{"wattage_off", "10"}}));
+  EXPECT_EQ(p->compute_count(), 3);
+}
+
+TEST(Platform, ExpandsClustersAndHonoursRoles) {
+  // platform16 of the reference transcripts: Batsim saw 16 compute hosts, host0, host1, host10...
+  auto p = parse_platform_xml(R"(<platform version="4.1"><zone id="AS0" routing="Full">
+    <cluster id="compute" prefix="host" suffix="" radical="0-15" speed="1Gf" bw="125MBps" lat="50us"/>
+    <cluster id="mgmt" prefix="master_host" suffix="" radical="0-0" speed="1Gf" bw="1" lat="1">
+      <prop id="role" value="master" />
+    </cluster>
+    <cluster id="st" prefix="disk" suffix=".x" radical="0,2" speed="1Gf" bw="1" lat="1">
+      <prop id="role" value="storage"/>
+    </cluster>
+    <link id="backbone" bandwidth="1.25GBps" latency="500us" />
+  </zone></platform>)", "t", "master_host");
+  ASSERT_TRUE(p) << p.error();
+  EXPECT_EQ(p->master_name, "master_host0");
+  EXPECT_EQ(p->compute_count(), 16);
+  ASSERT_EQ(p->machines.size(), 18u);
+  EXPECT_EQ(p->machines[0].name, "disk0.x");
+  EXPECT_EQ(p->machines[0].role, "storage");
+  EXPECT_EQ(p->machines[2].name, "host0");
+  EXPECT_EQ(p->machines[4].name, "host10");
+  EXPECT_FALSE(p->is_compute(0));
+  EXPECT_TRUE(p->is_compute(2));
+}
+
+TEST(Platform, ZonePropertiesReachTheirHosts) {
+  auto p = parse_platform_xml(R"(<platform><AS id="a"><prop id="site" value="x&amp;y"/>
+    <host id="master_host"/><host id="n1"/></AS></platform>)", "t", "master_host");
+  ASSERT_TRUE(p) << p.error();
+  EXPECT_EQ(p->machines[0].zone_properties, (StringPairs{{"site", "x&y"}}));
+}
+
+TEST(Platform, ErrorsSayWhereAndWhy) {
+  auto err = [](const std::string& xml) {
+    auto p = parse_platform_xml(xml, "platform 'p.xml'", "master_host");
+    return p ? std::string("(accepted)") : p.error();
+  };
+  EXPECT_EQ(err("<platform><zone id='z'>\n<host id='a'/>\n</platform>"),
+            "platform 'p.xml' line 3: </platform> does not close <zone> opened at line 1");
+  EXPECT_EQ(err("<platform><zone id='z'><host id='a'/><host id='b'/></zone></platform>"),
+            "platform 'p.xml': no master host: one host must be named 'master_host' or carry "
+            "<prop id=\"role\" value=\"master\"/> (it runs the scheduler and computes no job)");
+  EXPECT_EQ(err("<platform><zone id='z'><host id='master_host'/><host/></zone></platform>"),
+            "platform 'p.xml' line 1: <host> has no 'id' attribute");
+  EXPECT_EQ(err("<platform><zone id='z'><host id='master_host'/><host id='a'/>\n<host id='a'/></zone></platform>"),
+            "platform 'p.xml': host 'a' is defined twice (lines 1 and 2)");
+  EXPECT_EQ(err("<html></html>"), "platform 'p.xml' line 1: not a SimGrid platform file (root element is <html>, expected <platform>)");
+  EXPECT_EQ(err("<platform><zone id='z'><cluster id='c' prefix='h' radical='3-1'/></zone></platform>"),
+            "platform 'p.xml' line 1: bad cluster radical '3-1'");
+  EXPECT_EQ(err("<platform><zone id=z></zone></platform>"), "platform 'p.xml' line 1: value of attribute 'id' must be quoted");
+  EXPECT_EQ(err("<platform><zone id='z'>"), "platform 'p.xml' line 1: <zone> opened at line 1 is never closed");
+  EXPECT_FALSE(load_platform_xml("/nonexistent/p.xml", "master_host"));
+}
+
+TEST(Platform, MadeUpFromAHostCount) {
+  auto p = make_platform(12, "master_host");
+  ASSERT_TRUE(p) << p.error();
+  EXPECT_EQ(p->compute_count(), 12);
+  EXPECT_EQ(p->machines[2].name, "host10");  // name order, like SimGrid
+  EXPECT_FALSE(make_platform(0, "master_host"));
+}

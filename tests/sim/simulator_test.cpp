@@ -1,0 +1,180 @@
+// The simulation core driven in-process by scripted schedulers (a fake Peer), for the timing
+// rules that are hard to provoke through a real scheduler.
+#include "vtime/sim/simulator.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "vtime/protocol/codec.h"
+
+using namespace vtime::sim;
+using namespace vtime::protocol;
+
+namespace {
+
+using Decide = std::function<std::vector<Payload>(const Message&)>;
+
+// Replies with the scheduler's decisions stamped at the message's `now`; records every message.
+class ScriptedPeer : public Peer {
+ public:
+  explicit ScriptedPeer(Decide d) : decide_(std::move(d)) {}
+  PeerStatus exchange(const std::string& request, std::string& reply) override {
+    auto m = parse_message(request, Direction::to_scheduler);
+    if (!m) return {PeerStatus::failed, 0, m.error()};
+    seen.push_back(*m);
+    Message r{m->now, {}, {}};
+    for (auto& p : decide_(*m)) r.events.push_back(Event{m->now, std::move(p), {}});
+    reply = serialise(r);
+    return {};
+  }
+  std::vector<Message> seen;
+
+ private:
+  Decide decide_;
+};
+
+std::vector<std::string> types(const Message& m) {
+  std::vector<std::string> out;
+  for (const auto& e : m.events) out.emplace_back(type_name(e.payload));
+  return out;
+}
+
+class SimulatorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/vtime-simtest-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  RunReport run(const std::string& workload_json, int hosts, ScriptedPeer& peer) {
+    auto w = parse_workload(workload_json, "wl.json", "w0");
+    EXPECT_TRUE(w) << w.error();
+    auto p = make_platform(hosts, "master_host");
+    auto out = Outputs::open(dir_ + "/out");
+    EXPECT_TRUE(out);
+    return simulate(*p, *w, **out, peer);
+  }
+  std::string jobs_csv() {
+    std::ifstream in(dir_ + "/out_jobs.csv");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  std::string dir_;
+};
+
+// Executes every submitted job on resource 0.. in order; kills job 0 when the call comes.
+std::vector<Payload> fcfs_on(const Message& m, int& next_free) {
+  std::vector<Payload> out;
+  for (const auto& e : m.events)
+    if (const auto* s = std::get_if<JobSubmitted>(&e.payload))
+      out.push_back(ExecuteJob{s->job_id, ResourceSet::from_ids({next_free++}), {}});
+  return out;
+}
+
+}  // namespace
+
+TEST_F(SimulatorTest, KillAcknowledgedInTheNextMessageWithProgress) {
+  int next = 0;
+  ScriptedPeer peer([&](const Message& m) -> std::vector<Payload> {
+    auto out = fcfs_on(m, next);
+    if (!out.empty()) out.push_back(CallMeLater{m.now + Nanos::seconds(25)});
+    for (const auto& e : m.events)
+      if (std::holds_alternative<RequestedCall>(e.payload)) out.push_back(KillJob{{"w0!0", "w0!1"}});
+    return out;
+  });
+  RunReport r = run(R"({"jobs":[{"id":"0","subtime":0,"res":1,"profile":"a"},{"id":"1","subtime":0,"res":1,"profile":"b"}],
+                        "profiles":{"a":{"type":"delay","delay":100},"b":{"type":"delay","delay":10}}})", 2, peer);
+  ASSERT_EQ(r.outcome, Outcome::completed) << r.error;
+  // begins, submissions, notify, completion of 1 at 10, requested call at 25, kill ack, ends.
+  ASSERT_EQ(peer.seen.size(), 7u);
+  EXPECT_EQ(types(peer.seen[1]), (std::vector<std::string>{"JOB_SUBMITTED", "JOB_SUBMITTED"}));
+  EXPECT_EQ(types(peer.seen[2]), (std::vector<std::string>{"NOTIFY"}));  // same instant, next message
+  EXPECT_EQ(types(peer.seen[3]), (std::vector<std::string>{"JOB_COMPLETED"}));
+  EXPECT_EQ(types(peer.seen[4]), (std::vector<std::string>{"REQUESTED_CALL"}));
+  ASSERT_EQ(types(peer.seen[5]), (std::vector<std::string>{"JOB_KILLED"}));
+  EXPECT_EQ(peer.seen[5].now, Nanos::seconds(25));
+  const auto& k = std::get<JobKilled>(peer.seen[5].events[0].payload);
+  EXPECT_EQ(k.job_ids, (std::vector<std::string>{"w0!0", "w0!1"}));
+  EXPECT_EQ(k.job_progress.text, R"({"w0!0":{"profile_name":"a","progress":0.250000}})");
+  EXPECT_EQ(types(peer.seen[6]), (std::vector<std::string>{"SIMULATION_ENDS"}));
+  EXPECT_NE(jobs_csv().find("0,w0,a,0.000000,1,-1.000000,0,COMPLETED_KILLED,0.000000,25.000000,25.000000,"), std::string::npos);
+}
+
+TEST_F(SimulatorTest, WalltimeEqualToDelayKillsTheJobLikeBatsim) {
+  int next = 0;
+  ScriptedPeer peer([&](const Message& m) { return fcfs_on(m, next); });
+  RunReport r = run(R"({"jobs":[{"id":"0","subtime":0,"walltime":10,"res":1,"profile":"a"}],
+                        "profiles":{"a":{"type":"delay","delay":10}}})", 1, peer);
+  ASSERT_EQ(r.outcome, Outcome::completed) << r.error;
+  const auto& c = std::get<JobCompleted>(peer.seen[3].events[0].payload);
+  EXPECT_EQ(c.job_state, JobState::completed_walltime_reached);
+  EXPECT_EQ(c.return_code, -1);
+}
+
+TEST_F(SimulatorTest, ZeroDelayJobEndsInTheNextMessageWithBatsimsEpsilon) {
+  int next = 0;
+  ScriptedPeer peer([&](const Message& m) { return fcfs_on(m, next); });
+  RunReport r = run(R"({"jobs":[{"id":"0","subtime":5,"res":1,"profile":"z"}],
+                        "profiles":{"z":{"type":"delay","delay":0}}})", 1, peer);
+  ASSERT_EQ(r.outcome, Outcome::completed) << r.error;
+  EXPECT_EQ(types(peer.seen[2]), (std::vector<std::string>{"NOTIFY", "JOB_COMPLETED"}));
+  EXPECT_EQ(peer.seen[2].now, Nanos::seconds(5));
+  EXPECT_NE(jobs_csv().find(",5.000000,0.000010,5.000010,"), std::string::npos) << jobs_csv();
+}
+
+TEST_F(SimulatorTest, EventsOfOneInstantComeInArmingOrder) {
+  // At t=30: the call armed at 0, then the submitter (armed at 20), then job 1's end (armed at
+  // 20 after the submission): the order real Batsim shows in nonet_cml_basic.
+  int next = 0;
+  ScriptedPeer peer([&](const Message& m) -> std::vector<Payload> {
+    auto out = fcfs_on(m, next);
+    if (std::holds_alternative<SimulationBegins>(m.events[0].payload)) out.push_back(CallMeLater{Nanos::seconds(30)});
+    return out;
+  });
+  RunReport r = run(R"({"jobs":[{"id":"1","subtime":20,"res":1,"profile":"a"},{"id":"2","subtime":30,"res":1,"profile":"a"}],
+                        "profiles":{"a":{"type":"delay","delay":10}}})", 2, peer);
+  ASSERT_EQ(r.outcome, Outcome::completed) << r.error;
+  EXPECT_EQ(peer.seen[2].now, Nanos::seconds(30));
+  EXPECT_EQ(types(peer.seen[2]), (std::vector<std::string>{"REQUESTED_CALL", "JOB_SUBMITTED", "JOB_COMPLETED"}));
+}
+
+TEST_F(SimulatorTest, DecisionTimeDeliversWhatHappenedMeanwhileWithItsOwnTimestamps) {
+  // The reply to SIMULATION_BEGINS claims 12 s of thinking: the submission at 10 arrives at 12.
+  class Thinker : public Peer {
+   public:
+    PeerStatus exchange(const std::string& request, std::string& reply) override {
+      auto m = parse_message(request, Direction::to_scheduler);
+      seen.push_back(*m);
+      reply = seen.size() == 1 ? R"({"now":12.0,"events":[]})" : serialise(Message{m->now, {}, {}});
+      for (const auto& e : m->events)
+        if (const auto* s = std::get_if<JobSubmitted>(&e.payload))
+          reply = serialise(Message{m->now, {Event{m->now, ExecuteJob{s->job_id, ResourceSet::from_ids({0}), {}}, {}}}, {}});
+      return {};
+    }
+    std::vector<Message> seen;
+  } peer;
+  auto w = parse_workload(R"({"jobs":[{"id":"0","subtime":10,"res":1,"profile":"a"}],"profiles":{"a":{"type":"delay","delay":5}}})", "wl.json", "w0");
+  auto out = Outputs::open(dir_ + "/out");
+  RunReport r = simulate(*make_platform(1, "master_host"), *w, **out, peer);
+  ASSERT_EQ(r.outcome, Outcome::completed) << r.error;
+  EXPECT_EQ(peer.seen[1].now, Nanos::seconds(12));
+  EXPECT_EQ(peer.seen[1].events[0].timestamp, Nanos::seconds(10));
+  EXPECT_EQ(peer.seen[3].now, Nanos::seconds(17));  // started at 12, 5 s long
+}
+
+TEST_F(SimulatorTest, StallsWhenJobsAreLeftUndecided) {
+  ScriptedPeer peer([](const Message&) { return std::vector<Payload>{}; });
+  RunReport r = run(R"({"jobs":[{"id":"0","subtime":3,"res":1,"profile":"a"}],"profiles":{"a":{"type":"delay","delay":5}}})", 1, peer);
+  EXPECT_EQ(r.outcome, Outcome::stalled);
+  EXPECT_EQ(r.error, "simulation stalled at 3.000000: 1 submitted job(s) were neither executed nor rejected (w0!0) "
+                     "and no CALL_ME_LATER is pending, so nothing can happen any more");
+}
