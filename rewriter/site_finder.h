@@ -1,0 +1,37 @@
+// Parses one translation unit with libclang's C API and finds every site to rewrite.
+//
+// For each reference (DeclRefExpr, MemberRefExpr, unresolved overload sets in templates) the
+// referenced declaration is resolved; it is a target only when it comes from a system header and
+// its qualified name is in the table (targets.h). Each site carries the edits that rewrite it,
+// computed at the spelling location (macro arguments) or in the #define (macro bodies; the edit
+// set decides whether every expansion agrees). Dependent calls whose callee cannot be resolved,
+// and target-like names in #if branches this parse skipped, are reported, never edited.
+//
+// Example:
+//     SiteFinder finder(resource_dir, project_root);
+//     TuResult r = finder.run(db.args_for(file).value());
+#pragma once
+
+#include "compile_db.h"
+#include "site.h"
+
+#include <string>
+
+namespace vtime::rewriter {
+
+class SiteFinder {
+ public:
+  SiteFinder(std::string resource_dir, std::string project_root);
+  ~SiteFinder();
+  SiteFinder(const SiteFinder&) = delete;
+  SiteFinder& operator=(const SiteFinder&) = delete;
+
+  TuResult run(const ParseArgs& args);
+
+ private:
+  std::string resource_dir_;
+  std::string root_;
+  void* index_;  // CXIndex, kept opaque so users of this header need no libclang include
+};
+
+}  // namespace vtime::rewriter

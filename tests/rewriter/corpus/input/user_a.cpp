@@ -1,0 +1,7 @@
+// Compiled with -DFAST_PATH.
+#include "shared.h"
+
+int main() {
+  shared_nap();
+  return static_cast<int>(shared_wait());
+}
