@@ -26,6 +26,8 @@ struct SimOptions {
 };
 
 int run_sim(const SimOptions& o) {
+  // First thing: a SIGTERM during start-up must still end in an orderly shutdown with outputs.
+  sim::install_stop_signals();
   auto fail = [](const std::string& msg, int code) {
     std::fprintf(stderr, "vtime sim: %s\n", msg.c_str());
     return code;
@@ -40,7 +42,6 @@ int run_sim(const SimOptions& o) {
   auto outputs = sim::Outputs::open(o.prefix);
   if (!outputs) return fail(outputs.error(), kExitUsage);
 
-  sim::install_stop_signals();
   sim::RunReport r = sim::simulate(*platform, *workload, **outputs, **peer);
   switch (r.outcome) {
     case sim::Outcome::completed: return kSimOk;

@@ -26,5 +26,6 @@ inline constexpr int kExitNotFound = 127;   // the command was not found
 Subcommand register_exec(CLI::App& root);
 Subcommand register_sim(CLI::App& root);
 Subcommand register_rewrite(CLI::App& root);
+Subcommand register_run(CLI::App& root);
 
 }  // namespace vtime::cli

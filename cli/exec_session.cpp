@@ -6,6 +6,7 @@
 
 #include <vtime/controller.h>
 #include <vtime/session.h>
+#include <vtime/spawn.h>
 
 #include <fcntl.h>
 #include <signal.h>
@@ -41,24 +42,6 @@ void install_forwarding(pid_t child) {
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2}) sigaction(sig, &sa, nullptr);
 }
 
-[[noreturn]] void exec_child(const ExecOptions& opts, const std::string& shim, const std::string& spec, int errfd,
-                             pid_t parent) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(kExitInternal);
-  setenv(kSessionEnv, spec.c_str(), 1);
-  std::string preload = shim;
-  if (const char* old = getenv("LD_PRELOAD"); old && *old) preload += std::string(":") + old;
-  setenv("LD_PRELOAD", preload.c_str(), 1);
-  std::vector<char*> argv;
-  for (auto& a : opts.command) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  execvp(argv[0], argv.data());
-  int e = errno;
-  ssize_t w = write(errfd, &e, sizeof e);
-  (void)w;
-  _exit(e == ENOENT ? kExitNotFound : kExitCannotRun);
-}
-
 int exit_code(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
@@ -89,33 +72,14 @@ int run_exec(const ExecOptions& opts) {
     fprintf(stderr, "vtime exec: %s\n", e.what());
     return kExitInternal;
   }
-  std::string spec = session->attach_spec();
-  int errpipe[2];
-  if (pipe2(errpipe, O_CLOEXEC) != 0) {
-    fprintf(stderr, "vtime exec: pipe: %s\n", strerror(errno));
-    return kExitInternal;
-  }
   auto wall_start = std::chrono::steady_clock::now();
-  pid_t parent = getpid();
-  pid_t child = fork();
-  if (child < 0) {
-    fprintf(stderr, "vtime exec: fork: %s\n", strerror(errno));
-    return kExitInternal;
+  SpawnResult spawned = spawn_in_session(*session, shim, opts.command, {});
+  if (!spawned.pid) {
+    fprintf(stderr, "vtime exec: %s\n", spawned.error.c_str());
+    return spawned.exit_code;
   }
-  if (child == 0) {
-    close(errpipe[0]);
-    exec_child(opts, shim, spec, errpipe[1], parent);
-  }
-  close(errpipe[1]);
-  int child_errno = 0;
-  ssize_t n = read(errpipe[0], &child_errno, sizeof child_errno);
-  close(errpipe[0]);
+  pid_t child = spawned.pid;
   int status = 0;
-  if (n == sizeof child_errno) {
-    waitpid(child, &status, 0);
-    fprintf(stderr, "vtime exec: cannot run '%s': %s\n", opts.command[0].c_str(), strerror(child_errno));
-    return child_errno == ENOENT ? kExitNotFound : kExitCannotRun;
-  }
   install_forwarding(child);
 
   Controller ctl(*session, child);

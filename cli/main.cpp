@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
 #ifdef VTIME_WITH_SIM
   commands.push_back(vtime::cli::register_sim(root));
 #endif
+#ifdef VTIME_WITH_RUN
+  commands.push_back(vtime::cli::register_run(root));
+#endif
 #ifdef VTIME_WITH_REWRITE
   commands.push_back(vtime::cli::register_rewrite(root));
 #endif

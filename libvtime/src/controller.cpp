@@ -78,6 +78,7 @@ struct Controller::Impl {
   pid_t root;
   ProcReader proc;
   ControllerStats stats;
+  bool watch_self = false;
 
   Impl(Session& s, pid_t r) : session(s), seg(s.segment()), root(r) {}
 
@@ -119,12 +120,21 @@ struct Controller::Impl {
     ++stats.scans;
     Snapshot snap;
     reclaim_processes();
+    std::unordered_set<pid_t> tids;
     for (auto& p : seg.processes) {
       if (p.state.load(std::memory_order_acquire) == 2) snap.busy = true;  // registering
     }
     snap.pids = pids();
-    std::unordered_set<pid_t> tids;
     for (pid_t pid : snap.pids) proc.sample_threads(pid, snap.threads);
+    if (watch_self) {
+      // The controller's own process: every thread but the one running this scan.
+      size_t first = snap.threads.size();
+      proc.sample_threads(getpid(), snap.threads);
+      pid_t me = detail::gettid_raw();
+      snap.threads.erase(std::remove_if(snap.threads.begin() + static_cast<long>(first), snap.threads.end(),
+                                        [&](const ThreadSample& t) { return t.tid == me; }),
+                         snap.threads.end());
+    }
     for (auto& t : snap.threads) {
       tids.insert(t.tid);
       if (running_state(t.state) || t.running) snap.busy = true;
@@ -216,18 +226,38 @@ std::optional<TimePoint> Controller::next_deadline() {
   return TimePoint::from_ns(best);
 }
 
+namespace {
+
+// The clock's only writer: a seqlock write of (now, real base, rate).
+void write_clock(abi::ClockState& c, TimePoint now, int64_t rate_ppm) {
+  uint64_t s = c.seq.load(std::memory_order_relaxed);
+  c.seq.store(s + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  c.now_ns.store(now.ns(), std::memory_order_relaxed);
+  c.real_base_ns.store(real_monotonic_ns(), std::memory_order_relaxed);
+  c.rate_ppm.store(rate_ppm, std::memory_order_relaxed);
+  c.seq.store(s + 2, std::memory_order_release);
+}
+
+}  // namespace
+
+void Controller::set_now(TimePoint t) {
+  auto& c = impl_->seg.header.clock;
+  TimePoint cur = Session::read_clock(c);
+  if (t > cur) write_clock(c, t, c.rate_ppm.load(std::memory_order_relaxed));
+}
+
+void Controller::set_rate(double factor) {
+  auto& c = impl_->seg.header.clock;
+  write_clock(c, Session::read_clock(c), static_cast<int64_t>(factor * 1e6));
+}
+
+void Controller::watch_own_threads(bool on) { impl_->watch_self = on; }
+
 int Controller::advance_to(TimePoint t) {
   Impl& m = *impl_;
   auto& h = m.seg.header;
-  auto& c = h.clock;
-  if (t > Session::read_clock(c)) {
-    uint64_t s = c.seq.load(std::memory_order_relaxed);
-    c.seq.store(s + 1, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_release);
-    c.now_ns.store(t.ns(), std::memory_order_relaxed);
-    c.real_base_ns.store(real_monotonic_ns(), std::memory_order_relaxed);
-    c.seq.store(s + 2, std::memory_order_release);
-  }
+  set_now(t);
   struct Due {
     int64_t deadline;
     uint64_t seq;

@@ -58,6 +58,14 @@ class Controller {
   // Sets the clock to t (never backwards) and wakes every waiter due at or before t, in
   // (deadline, registration) order. Returns how many it woke.
   int advance_to(TimePoint t);
+  // Sets the clock to t (never backwards) without waking anyone (a message at t is delivered
+  // before the timers due at t fire).
+  void set_now(TimePoint t);
+  // Lets the clock run at `factor` times real time from now on (0 freezes it).
+  void set_rate(double factor);
+  // Also count the other threads of this process (e.g. ZeroMQ's I/O threads carrying messages
+  // to and from the tree) in idle decisions, so a message in flight is never missed.
+  void watch_own_threads(bool on);
   // Every thread of the tree with what it waits on, for the deadlock report.
   std::vector<ThreadReport> describe();
   // Pids of every live process of the tree (registered or found as descendants).

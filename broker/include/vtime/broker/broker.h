@@ -1,0 +1,80 @@
+// The broker: one Batsim conversation on each side, one virtual clock between them.
+//
+// What it is for: Batsim (or `vtime sim`) wants an event-based decision process; a real
+// scheduler lives in real time. The broker answers Batsim on the scheduler's behalf: it forwards
+// each Batsim message to the scheduler (which runs under the shim, on the session's clock), waits
+// until the scheduler's whole process tree is idle (exact mode) or a real-time budget is spent
+// (timeout mode), fires the scheduler's timers due by then, and answers Batsim with every decision
+// collected plus one CALL_ME_LATER for the scheduler's earliest pending deadline.
+//
+// Example:
+//     vtime::broker::Options o;
+//     o.batsim_endpoint = "ipc:///tmp/x/batsim";
+//     o.scheduler_endpoint = "ipc:///tmp/x/sched";
+//     o.scheduler_command = {"./periodic_fcfs", "-s", "ipc:///tmp/x/sched", "--period", "1"};
+//     o.shim_path = "/usr/lib/vtime/libvtime-shim.so";
+//     int code = vtime::broker::run(o);   // exit codes: see broker.h kExit*
+#pragma once
+
+#include <vtime/time.h>
+
+#include <sys/types.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace vtime::broker {
+
+// Exit codes (docs/cli.md).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitBadReply = 3;       // the scheduler sent an invalid reply
+inline constexpr int kExitSchedulerDied = 4;  // the scheduler exited or crashed before the end
+inline constexpr int kExitSchedulerHung = 5;  // busy without replying for --crash-timeout
+inline constexpr int kExitSchedulerStuck = 6; // idle, no reply, nothing pending: never replies
+inline constexpr int kExitBatsimError = 7;    // Batsim sent garbage, or died
+inline constexpr int kExitInternal = 125;
+
+enum class SyncPolicy { kExact, kTimeout };
+
+struct Options {
+  std::string batsim_endpoint = "tcp://127.0.0.1:28000";  // bound (REP); Batsim connects
+  std::string scheduler_endpoint;                         // connected (REQ); the scheduler binds
+  std::vector<std::string> scheduler_command;
+  std::string shim_path;
+  int64_t epoch_ns = 0;
+
+  // Decision-time model: 0 = "zero" (the clock is frozen while the scheduler works), otherwise
+  // the factor of "wall[:F]" (the clock runs at F times real time while the scheduler is busy).
+  double wall_factor = 0;
+
+  SyncPolicy sync = SyncPolicy::kExact;
+  // timeout policy (the Batkube parameters), all in real time except the timesteps.
+  Duration timeout = milliseconds(50);       // real time to wait for the scheduler per step
+  Duration min_delay = Duration::zero();     // real time always waited after a delivery
+  Duration base_timestep = milliseconds(100);  // virtual step when nothing is pending
+  Duration max_timestep = seconds(10);
+  double backoff_factor = 2.0;
+  bool fast_forward_when_idle = true;
+
+  Duration crash_timeout = seconds(30);      // real time a scheduler may stay busy without replying
+  Duration cml_lead = microseconds(1);       // a CALL_ME_LATER is never closer than this to now
+  bool stop_timers_when_done = true;         // no timer CALL_ME_LATER once every job is done
+  std::function<void(const std::string&)> progress;  // called with a status line, may be empty
+  pid_t batsim_pid = 0;                       // when known: its death is reported
+};
+
+struct Summary {
+  uint64_t batsim_messages = 0;
+  uint64_t scheduler_messages = 0;
+  uint64_t ticks = 0;
+  uint64_t timer_call_me_laters = 0;
+  uint64_t advances = 0;
+  TimePoint end_time;
+};
+
+// Runs the whole conversation until SIMULATION_ENDS has been answered and the scheduler has
+// exited. Returns an exit code above; `summary` is filled either way.
+int run(const Options& opts, Summary* summary = nullptr);
+
+}  // namespace vtime::broker

@@ -1,0 +1,435 @@
+// The broker's conversation loop (see vtime/broker/broker.h).
+//
+// Order at one instant T, so runs are deterministic: the clock is set to T without waking
+// anyone; Batsim's message is delivered and the scheduler handles it until its tree is idle;
+// then the waiters due at or before T are woken, deadline by deadline, idle between groups; a
+// tick (an empty message at T) is sent if a timer fired since the scheduler's last message;
+// then Batsim gets its answer.
+#include <vtime/broker/broker.h>
+
+#include "call_me_later.h"
+#include "job_book.h"
+#include "reply_validator.h"
+
+#include <vtime/controller.h>
+#include <vtime/log.h>
+#include <vtime/protocol/codec.h>
+#include <vtime/session.h>
+#include <vtime/spawn.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+#include <cstring>
+#include <zmq.hpp>
+
+namespace vtime::broker {
+namespace {
+
+using protocol::Direction;
+using protocol::Event;
+using protocol::Message;
+using protocol::Nanos;
+using Clock = std::chrono::steady_clock;
+
+// A failure that ends the run with an exit code and one line for the user.
+struct Stop : std::runtime_error {
+  int code;
+  Stop(int c, const std::string& what) : std::runtime_error(what), code(c) {}
+};
+
+TimePoint to_tp(Nanos n) { return TimePoint::from_ns(n.ns()); }
+Nanos to_nanos(TimePoint t) { return Nanos::from_ns(t.ns()); }
+
+class Conversation {
+ public:
+  explicit Conversation(const Options& o)
+      : opts_(o), session_(Session::create({.epoch_ns = o.epoch_ns, .mono_origin_ns = kDefaultMonoOriginNs})) {}
+
+  int run(Summary* summary) {
+    int code = kExitOk;
+    try {
+      start();
+      loop();
+    } catch (const Stop& s) {
+      fprintf(stderr, "vtime broker: %s\n", s.what());
+      code = s.code;
+    } catch (const zmq::error_t& e) {
+      fprintf(stderr, "vtime broker: ZeroMQ error: %s\n", e.what());
+      code = kExitInternal;
+    }
+    shutdown(code != kExitOk);
+    if (summary) {
+      summary_.end_time = session_.now();
+      if (ctl_) summary_.advances = ctl_->stats().advances;
+      *summary = summary_;
+    }
+    return code;
+  }
+
+ private:
+  void start() {
+    batsim_ = zmq::socket_t(ctx_, zmq::socket_type::rep);
+    batsim_.set(zmq::sockopt::linger, 0);
+    batsim_.bind(opts_.batsim_endpoint);
+    sched_ = zmq::socket_t(ctx_, zmq::socket_type::req);
+    sched_.set(zmq::sockopt::linger, 0);
+    // ZeroMQ retries a connection on a real-time timer; keep that start-up wait short.
+    sched_.set(zmq::sockopt::reconnect_ivl, 2);
+    if (zmq_socket_monitor(sched_.handle(), "inproc://vtime-broker-monitor", ZMQ_EVENT_CONNECTED) != 0) {
+      throw Stop(kExitInternal, "cannot monitor the scheduler socket");
+    }
+    monitor_ = zmq::socket_t(ctx_, zmq::socket_type::pair);
+    monitor_.connect("inproc://vtime-broker-monitor");
+    sched_.connect(opts_.scheduler_endpoint);
+    SpawnResult r = spawn_in_session(session_, opts_.shim_path, opts_.scheduler_command,
+                                     {{"VTIME_SCHED_ENDPOINT", opts_.scheduler_endpoint}});
+    if (!r.pid) throw Stop(r.exit_code, "scheduler: " + r.error);
+    child_ = r.pid;
+    ctl_.emplace(session_, child_);
+    ctl_->watch_own_threads(true);  // our ZeroMQ I/O threads carry the messages in flight
+  }
+
+  // The scheduler binds its endpoint as it starts. Until our socket is connected, a message
+  // would wait on ZeroMQ's real-time reconnect timer, which no idle detection can see: so the
+  // first exchange waits (in real time, bounded by the crash timeout) for the connection.
+  void wait_connected() {
+    if (connected_) return;
+    auto give_up = Clock::now() + std::chrono::nanoseconds(opts_.crash_timeout.ns());
+    while (!connected_) {
+      zmq::pollitem_t items[] = {{monitor_.handle(), 0, ZMQ_POLLIN, 0}};
+      zmq::poll(items, 1, std::chrono::milliseconds(5));
+      if (items[0].revents & ZMQ_POLLIN) {
+        zmq::message_t event, endpoint;
+        if (monitor_.recv(event) && monitor_.recv(endpoint)) connected_ = true;
+        continue;
+      }
+      if (child_exited()) {
+        throw Stop(kExitSchedulerDied, "the scheduler " + child_status_text() + " before binding " +
+                                           opts_.scheduler_endpoint);
+      }
+      if (Clock::now() > give_up) {
+        throw Stop(kExitSchedulerStuck, "the scheduler did not bind " + opts_.scheduler_endpoint + " within " +
+                                            std::to_string(opts_.crash_timeout.ns() / 1000000) + " ms");
+      }
+    }
+  }
+
+  // --- process supervision ------------------------------------------------------------------
+  bool child_exited() {
+    if (!child_reaped_ && child_ > 0 && waitpid(child_, &child_status_, WNOHANG) == child_) child_reaped_ = true;
+    return child_reaped_;
+  }
+  std::string child_status_text() const {
+    if (WIFEXITED(child_status_)) return "exited with status " + std::to_string(WEXITSTATUS(child_status_));
+    if (WIFSIGNALED(child_status_)) {
+      return std::string("was killed by signal ") + std::to_string(WTERMSIG(child_status_)) + " (" +
+             strsignal(WTERMSIG(child_status_)) + ")";
+    }
+    return "ended";
+  }
+  void check_batsim_alive() {
+    if (opts_.batsim_pid > 0 && kill(opts_.batsim_pid, 0) != 0) {
+      throw Stop(kExitBatsimError, "the simulator (pid " + std::to_string(opts_.batsim_pid) + ") is gone");
+    }
+    int st;
+    if (opts_.batsim_pid > 0 && waitpid(opts_.batsim_pid, &st, WNOHANG) == opts_.batsim_pid) {
+      batsim_reaped_ = true;
+      throw Stop(kExitBatsimError, "the simulator exited before the end of the simulation");
+    }
+  }
+
+  void shutdown(bool failed) {
+    if (child_ > 0 && !child_exited()) {
+      if (!failed) {
+        // After SIMULATION_ENDS the scheduler should exit by itself; give it the time it needs
+        // (its own waits are virtual, so keep driving the clock), then end it.
+        auto deadline = Clock::now() + std::chrono::seconds(5);
+        while (!child_exited() && Clock::now() < deadline) {
+          ctl_->wait_idle([&] { return child_exited() || Clock::now() > deadline; });
+          if (child_exited()) break;
+          auto next = ctl_->next_deadline();
+          if (!next) break;
+          ctl_->advance_to(*next);
+        }
+      }
+      if (!child_exited()) {
+        for (pid_t p : ctl_->tree_pids()) kill(p, SIGKILL);
+        waitpid(child_, &child_status_, 0);
+        child_reaped_ = true;
+      }
+    }
+    if (ctl_) {
+      for (pid_t p : ctl_->tree_pids()) {
+        if (p != child_) kill(p, SIGKILL);
+      }
+    }
+  }
+
+  // --- the Batsim side ----------------------------------------------------------------------
+  std::optional<std::string> recv_batsim() {
+    for (;;) {
+      zmq::pollitem_t items[] = {{batsim_.handle(), 0, ZMQ_POLLIN, 0}};
+      zmq::poll(items, 1, std::chrono::milliseconds(100));
+      if (items[0].revents & ZMQ_POLLIN) {
+        zmq::message_t m;
+        if (!batsim_.recv(m)) continue;
+        return m.to_string();
+      }
+      check_batsim_alive();
+      if (child_exited()) {
+        throw Stop(kExitSchedulerDied, "the scheduler " + child_status_text() + " before the end of the simulation");
+      }
+    }
+  }
+
+  // --- the scheduler side -------------------------------------------------------------------
+  bool reply_ready() { return (sched_.get(zmq::sockopt::events) & ZMQ_POLLIN) != 0; }
+
+  // Sends one message to the scheduler and returns its parsed, validated reply.
+  Message exchange(const std::string& bytes, Nanos now) {
+    wait_connected();
+    sched_.send(zmq::buffer(bytes), zmq::send_flags::none);
+    ++summary_.scheduler_messages;
+    fired_since_message_ = false;
+    if (opts_.wall_factor > 0) ctl_->set_rate(opts_.wall_factor);
+    auto started = Clock::now();
+    auto crash_at = started + std::chrono::nanoseconds(opts_.crash_timeout.ns());
+    for (;;) {
+      if (reply_ready()) break;
+      if (opts_.sync == SyncPolicy::kTimeout) {
+        if (wait_timeout_policy(started, crash_at)) break;
+        continue;
+      }
+      ctl_->wait_idle([&] { return reply_ready() || child_exited() || Clock::now() > crash_at; });
+      if (reply_ready()) break;
+      if (child_exited()) {
+        // A scheduler may reply and exit at once (to SIMULATION_ENDS): its reply can still be
+        // on its way through our own I/O thread.
+        zmq::pollitem_t items[] = {{sched_.handle(), 0, ZMQ_POLLIN, 0}};
+        zmq::poll(items, 1, std::chrono::milliseconds(500));
+        if (reply_ready()) break;
+        throw Stop(kExitSchedulerDied, "the scheduler " + child_status_text() + " while handling the message at " +
+                                           protocol::format_seconds(now));
+      }
+      if (Clock::now() > crash_at) {
+        throw Stop(kExitSchedulerHung, "the scheduler has been busy for " +
+                                           std::to_string(opts_.crash_timeout.ns() / 1000000) +
+                                           " ms of real time without replying (busy loop?) to the message at " +
+                                           protocol::format_seconds(now));
+      }
+      // Idle without a reply: the scheduler waits on its own timer before answering (decision
+      // time in virtual time), or on nothing at all.
+      auto next = ctl_->next_deadline();
+      if (!next) throw Stop(kExitSchedulerStuck, "the scheduler is blocked forever without replying to the message at " +
+                                                     protocol::format_seconds(now) + describe_tree());
+      advance(*next);
+    }
+    if (opts_.wall_factor > 0) ctl_->set_rate(0);
+    zmq::message_t m;
+    if (!sched_.recv(m)) throw Stop(kExitInternal, "lost the scheduler's reply");
+    std::string text = m.to_string();
+    auto parsed = protocol::parse_message(text, Direction::to_batsim);
+    if (!parsed) {
+      throw Stop(kExitBadReply, "invalid reply from the scheduler to the message at " + protocol::format_seconds(now) +
+                                    ": " + parsed.error() + " (reply: " + text.substr(0, 200) + ")");
+    }
+    if (auto err = validate_reply(*parsed, now, jobs_)) {
+      throw Stop(kExitBadReply, "invalid reply from the scheduler to the message at " + protocol::format_seconds(now) +
+                                    ": " + *err);
+    }
+    return *parsed;
+  }
+
+  // Timeout policy (Batkube's): wait a real-time budget instead of detecting idleness; returns
+  // true once a reply is ready. Time moves in timesteps while nothing is pending.
+  bool wait_timeout_policy(Clock::time_point started, Clock::time_point crash_at) {
+    auto budget = std::chrono::nanoseconds(std::max(opts_.timeout.ns(), opts_.min_delay.ns()));
+    zmq::pollitem_t items[] = {{sched_.handle(), 0, ZMQ_POLLIN, 0}};
+    zmq::poll(items, 1, std::chrono::duration_cast<std::chrono::milliseconds>(budget) + std::chrono::milliseconds(1));
+    if (reply_ready()) return true;
+    if (child_exited()) throw Stop(kExitSchedulerDied, "the scheduler " + child_status_text());
+    if (Clock::now() > crash_at) throw Stop(kExitSchedulerHung, "the scheduler did not reply within the crash timeout");
+    (void)started;
+    // The budget is spent and no reply came: move time on by one step (or to the next deadline).
+    auto next = ctl_->next_deadline();
+    TimePoint now = session_.now();
+    TimePoint target = now + step_;
+    if (next && (*next < target || opts_.fast_forward_when_idle)) target = *next;
+    step_ = Duration::nanoseconds(std::min<int64_t>(opts_.max_timestep.ns(),
+                                                    static_cast<int64_t>(step_.ns() * opts_.backoff_factor)));
+    advance(target);
+    return false;
+  }
+
+  void advance(TimePoint t) {
+    if (ctl_->advance_to(t) > 0) fired_since_message_ = true;
+  }
+
+  // Lets the scheduler's tree settle (exact: idle; timeout: the real-time budget).
+  void settle() {
+    if (opts_.sync == SyncPolicy::kTimeout) {
+      auto budget = std::chrono::nanoseconds(std::max(opts_.timeout.ns(), opts_.min_delay.ns()));
+      std::this_thread::sleep_for(budget);
+      return;
+    }
+    auto crash_at = Clock::now() + std::chrono::nanoseconds(opts_.crash_timeout.ns());
+    ctl_->wait_idle([&] { return child_exited() || Clock::now() > crash_at; });
+    if (child_exited()) throw Stop(kExitSchedulerDied, "the scheduler " + child_status_text());
+    if (Clock::now() > crash_at) throw Stop(kExitSchedulerHung, "the scheduler stayed busy for the whole crash timeout");
+  }
+
+  std::string describe_tree() {
+    std::string out = "; its threads:";
+    for (auto& t : ctl_->describe()) {
+      out += "\n  pid " + std::to_string(t.pid) + " tid " + std::to_string(t.tid) + " (" + t.comm + "): " + t.waits_on;
+    }
+    return out;
+  }
+
+  // Fires the scheduler's timers due at or before T, deadline by deadline, and hands their
+  // decisions over with ticks.
+  void fire_due_timers(Nanos T, std::vector<Event>& decisions) {
+    for (int rounds = 0; rounds < 100000; ++rounds) {
+      auto next = ctl_->next_deadline();
+      if (next && *next <= to_tp(T)) {
+        advance(*next);
+        settle();
+        continue;
+      }
+      if (!fired_since_message_) return;
+      Message tick;
+      tick.now = T;
+      ++summary_.ticks;
+      Message reply = exchange(protocol::serialise(tick), T);
+      collect(reply, decisions);
+    }
+    throw Stop(kExitSchedulerHung, "the scheduler's timers keep firing at " + protocol::format_seconds(T) +
+                                       " without time moving (a zero-period timer?)");
+  }
+
+  void collect(const Message& reply, std::vector<Event>& decisions) {
+    if (reply.now > reply_now_) reply_now_ = reply.now;
+    for (const Event& e : reply.events) {
+      if (auto* c = std::get_if<protocol::CallMeLater>(&e.payload)) cml_.add(c->target, CallOwner::kScheduler);
+      jobs_.on_decision(e);
+      decisions.push_back(e);
+    }
+  }
+
+  void loop() {
+    for (;;) {
+      std::string bytes = *recv_batsim();
+      ++summary_.batsim_messages;
+      VTIME_LOGF("broker", LogLevel::kDebug, "batsim -> %s", bytes.substr(0, 300).c_str());
+      auto parsed = protocol::parse_message(bytes, Direction::to_scheduler);
+      if (!parsed) throw Stop(kExitBatsimError, "invalid message from the simulator: " + parsed.error());
+      Message msg = std::move(*parsed);
+      Nanos T = msg.now;
+      ctl_->set_now(to_tp(T));
+      reply_now_ = T;
+      step_ = opts_.base_timestep;
+
+      bool ends = false;
+      Message for_sched;
+      for_sched.now = msg.now;
+      for_sched.extras = msg.extras;
+      bool filtered = false;
+      for (Event& e : msg.events) {
+        jobs_.on_batsim_event(e);
+        if (std::holds_alternative<protocol::SimulationEnds>(e.payload)) ends = true;
+        if (std::holds_alternative<protocol::RequestedCall>(e.payload)) {
+          auto owner = cml_.pop();
+          if (owner && *owner == CallOwner::kBroker) {
+            filtered = true;  // ours: the scheduler never asked for it
+            continue;
+          }
+        }
+        for_sched.events.push_back(std::move(e));
+      }
+
+      std::vector<Event> decisions;
+      if (!for_sched.events.empty()) {
+        // Forward Batsim's own bytes when nothing was taken out.
+        Message reply = exchange(filtered ? protocol::serialise(for_sched) : bytes, T);
+        collect(reply, decisions);
+        if (!ends) settle();  // after SIMULATION_ENDS the scheduler is allowed to exit
+      }
+      if (!ends) fire_due_timers(T, decisions);
+
+      Message answer;
+      answer.now = reply_now_;
+      answer.events = std::move(decisions);
+      if (!ends) maybe_call_me_later(answer);
+      std::string out = protocol::serialise(answer);
+      VTIME_LOGF("broker", LogLevel::kDebug, "batsim <- %s", out.substr(0, 300).c_str());
+      batsim_.send(zmq::buffer(out), zmq::send_flags::none);
+      if (opts_.progress) {
+        opts_.progress("simulated " + protocol::format_seconds(answer.now) + " s, jobs " + std::to_string(jobs_.done()) +
+                       "/" + std::to_string(jobs_.submitted()));
+      }
+      if (ends) return;
+    }
+  }
+
+  // One CALL_ME_LATER for the scheduler's earliest pending deadline, unless Batsim will call us
+  // by then anyway, or every job is done (then timers must not keep the simulation alive).
+  void maybe_call_me_later(Message& answer) {
+    if (opts_.stop_timers_when_done && jobs_.all_done()) return;
+    auto next = ctl_->next_deadline();
+    if (!next) return;
+    Nanos target = to_nanos(*next);
+    Nanos floor = answer.now + Nanos::from_ns(std::max<int64_t>(1, opts_.cml_lead.ns()));
+    if (target < floor) target = floor;
+    if (cml_.has_at_or_before(target)) return;
+    Event e;
+    e.timestamp = answer.now;
+    e.payload = protocol::CallMeLater{target};
+    answer.events.push_back(std::move(e));
+    cml_.add(target, CallOwner::kBroker);
+    ++summary_.timer_call_me_laters;
+  }
+
+  const Options& opts_;
+  Session session_;
+  std::optional<Controller> ctl_;
+  zmq::context_t ctx_{1};
+  zmq::socket_t batsim_;
+  zmq::socket_t sched_;
+  zmq::socket_t monitor_;
+  bool connected_ = false;
+  pid_t child_ = 0;
+  int child_status_ = 0;
+  bool child_reaped_ = false;
+  bool batsim_reaped_ = false;
+  bool fired_since_message_ = false;
+  Nanos reply_now_;
+  Duration step_;
+  CallMeLaterBook cml_;
+  JobBook jobs_;
+  Summary summary_;
+};
+
+}  // namespace
+
+int run(const Options& opts, Summary* summary) {
+  if (opts.scheduler_command.empty()) {
+    fprintf(stderr, "vtime broker: no scheduler command\n");
+    return kExitInternal;
+  }
+  try {
+    Conversation c(opts);
+    return c.run(summary);
+  } catch (const SessionError& e) {
+    fprintf(stderr, "vtime broker: %s\n", e.what());
+    return kExitInternal;
+  }
+}
+
+}  // namespace vtime::broker

@@ -1,0 +1,230 @@
+// `vtime run`: a real-time scheduler against a Batsim simulation, under the virtual clock.
+#include "command.h"
+#include "epoch.h"
+#include "shim_path.h"
+
+#include <vtime/broker/broker.h>
+#include <vtime/session.h>
+
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace vtime::cli {
+namespace {
+
+struct RunOptions {
+  std::string platform;
+  int hosts = 0;
+  std::string workload;
+  std::string prefix = "out";
+  std::string batsim;
+  std::string sync = "exact";
+  std::string decision_time = "zero";
+  double timeout_ms = 50;
+  double min_delay_ms = 0;
+  double base_timestep = 0.1;
+  double max_timestep = 10;
+  double backoff_factor = 2;
+  bool fast_forward = true;
+  double crash_timeout = 30;
+  double cml_lead = 1e-6;
+  bool keep_timers = false;
+  std::string epoch;
+  bool quiet = false;
+  std::vector<std::string> command;
+};
+
+std::map<std::string, std::string> read_schedule(const std::string& path) {
+  std::ifstream in(path);
+  std::string header, values;
+  std::map<std::string, std::string> out;
+  if (!std::getline(in, header) || !std::getline(in, values)) return out;
+  std::stringstream h(header), v(values);
+  std::string k, x;
+  while (std::getline(h, k, ',') && std::getline(v, x, ',')) out[k] = x;
+  return out;
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+  return s;
+}
+
+pid_t start_simulator(const RunOptions& o, const std::string& endpoint) {
+  std::vector<std::string> argv;
+  if (!o.batsim.empty()) {
+    argv = {"/bin/sh", "-c", o.batsim + " -s '" + endpoint + "'"};
+  } else {
+    argv = {"/proc/self/exe", "sim", "-e", o.prefix, "-s", endpoint};
+    if (!o.platform.empty()) {
+      argv.insert(argv.end(), {"-p", o.platform});
+    } else {
+      argv.insert(argv.end(), {"--hosts", std::to_string(o.hosts)});
+    }
+    argv.insert(argv.end(), {"-w", o.workload});
+  }
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(125);
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    perror("vtime run: cannot start the simulator");
+    _exit(125);
+  }
+  return pid;
+}
+
+int run_action(const RunOptions& o) {
+  std::string why;
+  std::string shim = find_shim(why);
+  if (shim.empty()) {
+    fprintf(stderr, "vtime run: %s\n", why.c_str());
+    return kExitInternal;
+  }
+  if (o.batsim.empty() && o.platform.empty() && o.hosts <= 0) {
+    fprintf(stderr, "vtime run: give a platform (-p FILE) or a host count (--hosts N)\n");
+    return kExitUsage;
+  }
+  if (o.batsim.empty() && o.workload.empty()) {
+    fprintf(stderr, "vtime run: give a workload (-w FILE)\n");
+    return kExitUsage;
+  }
+  broker::Options b;
+  if (o.sync == "timeout") b.sync = broker::SyncPolicy::kTimeout;
+  if (o.decision_time != "zero") {
+    if (o.decision_time == "wall") {
+      b.wall_factor = 1.0;
+    } else if (o.decision_time.rfind("wall:", 0) == 0) {
+      char* end = nullptr;
+      b.wall_factor = strtod(o.decision_time.c_str() + 5, &end);
+      if (*end || b.wall_factor <= 0) {
+        fprintf(stderr, "vtime run: --decision-time: bad factor in '%s'\n", o.decision_time.c_str());
+        return kExitUsage;
+      }
+    } else {
+      fprintf(stderr, "vtime run: --decision-time must be zero, wall or wall:FACTOR\n");
+      return kExitUsage;
+    }
+  }
+  b.epoch_ns = kDefaultEpochNs;
+  if (!o.epoch.empty()) {
+    auto e = parse_epoch(o.epoch);
+    if (!e) {
+      fprintf(stderr, "vtime run: --epoch: cannot parse '%s'\n", o.epoch.c_str());
+      return kExitUsage;
+    }
+    b.epoch_ns = *e;
+  }
+  b.timeout = from_seconds_f(o.timeout_ms / 1000);
+  b.min_delay = from_seconds_f(o.min_delay_ms / 1000);
+  b.base_timestep = from_seconds_f(o.base_timestep);
+  b.max_timestep = from_seconds_f(o.max_timestep);
+  b.backoff_factor = o.backoff_factor;
+  b.fast_forward_when_idle = o.fast_forward;
+  b.crash_timeout = from_seconds_f(o.crash_timeout);
+  b.cml_lead = from_seconds_f(o.cml_lead);
+  b.stop_timers_when_done = !o.keep_timers;
+  b.shim_path = shim;
+
+  // Private endpoints: parallel runs never collide.
+  char dir_template[] = "/tmp/vtime-run-XXXXXX";
+  if (!mkdtemp(dir_template)) {
+    perror("vtime run: mkdtemp");
+    return kExitInternal;
+  }
+  std::string dir = dir_template;
+  b.batsim_endpoint = "ipc://" + dir + "/batsim";
+  b.scheduler_endpoint = "ipc://" + dir + "/scheduler";
+  for (auto& a : o.command) b.scheduler_command.push_back(replace_all(a, "{endpoint}", b.scheduler_endpoint));
+  bool tty = isatty(2) && !o.quiet;
+  if (tty) b.progress = [](const std::string& line) { fprintf(stderr, "\r\033[K%s", line.c_str()); };
+
+  auto wall_start = std::chrono::steady_clock::now();
+  pid_t sim = start_simulator(o, b.batsim_endpoint);
+  b.batsim_pid = sim;
+  broker::Summary summary;
+  int code = broker::run(b, &summary);
+  if (tty) fprintf(stderr, "\r\033[K");
+  int sim_status = 0;
+  if (code != broker::kExitOk) {
+    kill(sim, SIGTERM);
+  }
+  waitpid(sim, &sim_status, 0);
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  if (code == broker::kExitOk && !(WIFEXITED(sim_status) && WEXITSTATUS(sim_status) == 0)) {
+    fprintf(stderr, "vtime run: the simulator failed (status %d)\n", sim_status);
+    return WIFEXITED(sim_status) ? WEXITSTATUS(sim_status) : kExitInternal;
+  }
+  if (code != broker::kExitOk) return code;
+  if (!o.quiet && o.batsim.empty()) {
+    auto s = read_schedule(o.prefix + "_schedule.csv");
+    double sim_time = static_cast<double>(summary.end_time.ns()) / 1e9;
+    fprintf(stderr,
+            "vtime run: makespan %s s, mean waiting time %s s, %s jobs (%s rejected, %s killed), simulated %.6f s in "
+            "%.3f s of wall time (speed-up x%.0f); %llu messages, %llu ticks\n",
+            s["makespan"].c_str(), s["mean_waiting_time"].c_str(), s["nb_jobs"].c_str(), s["nb_jobs_rejected"].c_str(),
+            s["nb_jobs_killed"].c_str(), sim_time, wall, wall > 0 ? sim_time / wall : 0.0,
+            static_cast<unsigned long long>(summary.batsim_messages),
+            static_cast<unsigned long long>(summary.ticks));
+  }
+  return 0;
+}
+
+}  // namespace
+
+Subcommand register_run(CLI::App& root) {
+  auto o = std::make_shared<RunOptions>();
+  CLI::App* app = root.add_subcommand(
+      "run",
+      "Run a real-time SCHEDULER against a Batsim simulation under the virtual clock: starts the\n"
+      "embedded simulator (or --batsim), the broker, and SCHEDULER under the shim. '{endpoint}' in\n"
+      "the scheduler's arguments (and VTIME_SCHED_ENDPOINT in its environment) is the ZeroMQ\n"
+      "endpoint it must bind (REP). Exit status: 0 done; 2 usage; 3 the scheduler sent an invalid\n"
+      "reply; 4 it exited or crashed before the end; 5 it stayed busy past --crash-timeout; 6 it is\n"
+      "blocked forever without replying; 7 the simulator failed; 125 internal error.");
+  app->add_option("-p,--platform", o->platform, "SimGrid platform XML for the embedded simulator");
+  app->add_option("--hosts", o->hosts, "Instead of -p: N identical compute hosts");
+  app->add_option("-w,--workload", o->workload, "Batsim JSON workload");
+  app->add_option("-e,--export", o->prefix, "Output prefix (PREFIX_jobs.csv, PREFIX_schedule.csv)")->capture_default_str();
+  app->add_option("--batsim", o->batsim, "A real Batsim command line to use instead of the embedded simulator "
+                                         "(its -s endpoint is appended)");
+  app->add_option("--sync", o->sync, "exact (idle detection, default) or timeout (Batkube's real-time budget)")
+      ->check(CLI::IsMember({"exact", "timeout"}))->capture_default_str();
+  app->add_option("--decision-time", o->decision_time,
+                  "zero (clock frozen while the scheduler works) or wall[:FACTOR] (clock runs with real time)")
+      ->capture_default_str();
+  app->add_option("--timeout", o->timeout_ms, "timeout policy: real milliseconds to wait per step")->capture_default_str();
+  app->add_option("--min-delay", o->min_delay_ms, "timeout policy: minimum real milliseconds per step")->capture_default_str();
+  app->add_option("--base-timestep", o->base_timestep, "timeout policy: first virtual step in seconds")->capture_default_str();
+  app->add_option("--max-timestep", o->max_timestep, "timeout policy: largest virtual step in seconds")->capture_default_str();
+  app->add_option("--backoff-factor", o->backoff_factor, "timeout policy: step growth when nothing happens")->capture_default_str();
+  app->add_option("--fast-forward-when-idle", o->fast_forward, "timeout policy: jump to the next deadline")->capture_default_str();
+  app->add_option("--crash-timeout", o->crash_timeout, "real seconds a scheduler may stay busy without replying")
+      ->capture_default_str();
+  app->add_option("--cml-lead", o->cml_lead, "smallest distance in seconds from now of a CALL_ME_LATER")->capture_default_str();
+  app->add_flag("--keep-timers", o->keep_timers,
+                "keep turning timers into CALL_ME_LATER after every job is done (the simulation may never end)");
+  app->add_option("--epoch", o->epoch, "wall-clock time at simulation time 0 (ISO-8601)");
+  app->add_flag("-q,--quiet", o->quiet, "no progress line and no summary");
+  app->add_option("scheduler", o->command, "The scheduler command and its arguments (after --)")->required();
+  app->positionals_at_end(true);
+  return {app, [o] { return run_action(*o); }};
+}
+
+}  // namespace vtime::cli

@@ -1,0 +1,61 @@
+#!/usr/bin/python3
+"""batch_window.py -s ENDPOINT --window W
+
+A real-time batching scheduler: the first submission after a quiet period opens a window of W
+seconds (a threading.Timer); when the timer fires, every job submitted so far becomes
+schedulable and is started FCFS on the lowest-numbered free resources; jobs that do not fit start
+FCFS as resources free up. The timer's decisions are handed over in the reply to the next message
+(under `vtime run`, the tick the broker sends when the timer fires). Policy: examples/README.md.
+
+Exit status: 0 after answering SIMULATION_ENDS, 2 bad command line, 143 on SIGTERM.
+"""
+import argparse
+import json
+import signal
+import sys
+import threading
+
+import zmq
+
+from batch_policy import BatchWindow
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[1])
+    ap.add_argument("-s", "--socket-endpoint", default="tcp://*:28000", help="ZeroMQ endpoint to bind (REP)")
+    ap.add_argument("--window", type=float, required=True, help="seconds a window stays open")
+    args = ap.parse_args()
+    if not args.window > 0:
+        ap.error("--window must be positive")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+
+    policy = BatchWindow()
+    lock = threading.Lock()  # guards policy and outbox, shared with the timer threads
+    outbox = []              # decisions not yet handed to Batsim
+
+    def window_ends():
+        with lock:
+            policy.close_window()
+            outbox.extend(policy.schedule())
+
+    sock = zmq.Context.instance().socket(zmq.REP)
+    sock.linger = 1000  # lets the last reply leave before exit
+    sock.bind(args.socket_endpoint)
+    while not policy.ended:
+        msg = json.loads(sock.recv())
+        now = msg["now"]
+        with lock:
+            if policy.record(msg["events"]):
+                timer = threading.Timer(args.window, window_ends)
+                timer.daemon = True
+                timer.start()
+            outbox.extend(policy.schedule())
+            events = [] if policy.ended else [dict(timestamp=now, **d) for d in outbox]
+            outbox.clear()
+        sock.send_string(json.dumps({"now": now, "events": events}))
+    sock.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+#!/usr/bin/python3
+"""batch_window_event.py -s ENDPOINT --window W
+
+The event-based twin of batch_window.py: the same policy (examples/README.md), but a window's end
+is a CALL_ME_LATER(now + W) answered by Batsim's REQUESTED_CALL instead of a timer, so it runs
+directly against Batsim or `vtime sim`, with no broker.
+
+Exit status: 0 after answering SIMULATION_ENDS, 2 bad command line, 143 on SIGTERM.
+"""
+import argparse
+import json
+import signal
+import sys
+
+import zmq
+
+from batch_policy import BatchWindow
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[1])
+    ap.add_argument("-s", "--socket-endpoint", default="tcp://*:28000", help="ZeroMQ endpoint to bind (REP)")
+    ap.add_argument("--window", type=float, required=True, help="seconds a window stays open")
+    args = ap.parse_args()
+    if not args.window > 0:
+        ap.error("--window must be positive")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+
+    policy = BatchWindow()
+    sock = zmq.Context.instance().socket(zmq.REP)
+    sock.linger = 1000  # lets the last reply leave before exit
+    sock.bind(args.socket_endpoint)
+    while not policy.ended:
+        msg = json.loads(sock.recv())
+        now = msg["now"]
+        opened = policy.record(msg["events"])
+        # Our only CALL_ME_LATER is the open window's end; a message's events count first.
+        if any(e["type"] == "REQUESTED_CALL" for e in msg["events"]):
+            policy.close_window()
+        events = [] if policy.ended else [dict(timestamp=now, **d) for d in policy.schedule()]
+        if opened:
+            events.append({"timestamp": now, "type": "CALL_ME_LATER", "data": {"timestamp": now + args.window}})
+        sock.send_string(json.dumps({"now": now, "events": events}))
+    sock.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

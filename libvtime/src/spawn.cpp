@@ -1,0 +1,77 @@
+// Starting a command inside a session (see vtime/spawn.h).
+#include <vtime/spawn.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace vtime {
+
+SpawnResult spawn_in_session(const Session& session, const std::string& shim_path,
+                             const std::vector<std::string>& argv,
+                             const std::vector<std::pair<std::string, std::string>>& extra_env) {
+  SpawnResult res;
+  if (argv.empty()) {
+    res.exit_code = 125;
+    res.error = "no command given";
+    return res;
+  }
+  std::string spec = session.attach_spec();
+  std::string preload = shim_path;
+  if (const char* old = getenv("LD_PRELOAD"); old && *old) preload += std::string(":") + old;
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  int errpipe[2];
+  if (pipe2(errpipe, O_CLOEXEC) != 0) {
+    res.exit_code = 125;
+    res.error = std::string("pipe: ") + strerror(errno);
+    return res;
+  }
+  pid_t parent = getpid();
+  pid_t child = fork();
+  if (child < 0) {
+    res.exit_code = 125;
+    res.error = std::string("fork: ") + strerror(errno);
+    return res;
+  }
+  if (child == 0) {
+    close(errpipe[0]);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the controller that owns the clock
+    if (getppid() != parent) _exit(125);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    setenv(kSessionEnv, spec.c_str(), 1);
+    setenv("LD_PRELOAD", preload.c_str(), 1);
+    for (auto& [k, v] : extra_env) setenv(k.c_str(), v.c_str(), 1);
+    execvp(args[0], args.data());
+    int e = errno;
+    ssize_t w = write(errpipe[1], &e, sizeof e);
+    (void)w;
+    _exit(e == ENOENT ? 127 : 126);
+  }
+  close(errpipe[1]);
+  int child_errno = 0;
+  ssize_t n;
+  do {
+    n = read(errpipe[0], &child_errno, sizeof child_errno);
+  } while (n < 0 && errno == EINTR);
+  close(errpipe[0]);
+  if (n == sizeof child_errno) {
+    waitpid(child, nullptr, 0);
+    res.exit_code = child_errno == ENOENT ? 127 : 126;
+    res.error = "cannot run '" + argv[0] + "': " + strerror(child_errno);
+    return res;
+  }
+  res.pid = child;
+  return res;
+}
+
+}  // namespace vtime
