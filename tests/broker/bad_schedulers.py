@@ -1,0 +1,47 @@
+#!/usr/bin/python3
+"""Schedulers that fail the way real ones do, for the broker's supervision tests.
+
+usage: bad_schedulers.py MODE ENDPOINT [MARKER]
+
+Each binds REP at ENDPOINT, answers SIMULATION_BEGINS, and at the first JOB_SUBMITTED:
+  crash   dies of SIGSEGV before replying;
+  exit    exits with status 9 before replying;
+  busy    spins on the CPU forever without replying;
+  silent  blocks forever on a pipe nobody writes, without replying;
+  child   starts a child process that sleeps (virtually) for a day, then crashes: the broker
+          must leave nothing running.
+MARKER is an unused argument the tests grep for to prove no process is left behind.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import zmq
+
+
+def main():
+    mode, endpoint = sys.argv[1], sys.argv[2]
+    sock = zmq.Context().socket(zmq.REP)
+    sock.bind(endpoint)
+    while True:
+        msg = json.loads(sock.recv())
+        if any(e["type"] == "JOB_SUBMITTED" for e in msg["events"]):
+            if mode == "crash":
+                os.kill(os.getpid(), signal.SIGSEGV)
+            elif mode == "exit":
+                os._exit(9)
+            elif mode == "busy":
+                while True:
+                    pass
+            elif mode == "silent":
+                r, _ = os.pipe()
+                os.read(r, 1)
+            elif mode == "child":
+                subprocess.Popen(["sleep", "86400"] + sys.argv[3:4])
+                os.kill(os.getpid(), signal.SIGSEGV)
+        sock.send_string(json.dumps({"now": msg["now"], "events": []}))
+
+
+main()

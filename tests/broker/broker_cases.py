@@ -1,0 +1,94 @@
+#!/usr/bin/python3
+"""`vtime run` against schedulers that misbehave: every invalid reply of the reference
+transcripts, a crash, an exit, a busy loop, a scheduler that never replies, and a crash that
+leaves a child behind. Each case checks the documented exit code, the one error line naming what
+went wrong, that the simulator's outputs so far were written, and that nothing is left running.
+
+usage: broker_cases.py CASE --vtime VTIME --data DIR    (--list shows the cases)
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import uuid
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TINY = os.path.join(HERE, "..", "sim", "tiny_schedulers.py")
+BAD = os.path.join(HERE, "bad_schedulers.py")
+PY = "/usr/bin/python3"
+
+# behaviour of tests/sim/tiny_schedulers.py -> what the broker's error line must name
+INVALID = {
+    "malformed_json": "invalid reply",
+    "empty_reply": "invalid reply",
+    "missing_events": "events",
+    "now_string": "now",
+    "ts_gt_now": "EXECUTE_JOB",
+    "cml_now": "CALL_ME_LATER",
+    "cml_past": "CALL_ME_LATER",
+    "exec_unknown_job": "unknown job 'w0!9999'",
+    "exec_bad_alloc": "EXECUTE_JOB",
+    "exec_twice": "already executed",
+    "unknown_event_type": "FOO",
+}
+SUPERVISION = {
+    "crash": (4, "killed by signal 11"),
+    "exit": (4, "exited with status 9"),
+    "busy": (5, "busy"),
+    "silent": (6, "blocked forever without replying"),
+    "child": (4, "killed by signal 11"),
+}
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def leftovers(marker):
+    out = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+    return [p for p in out if int(p) != os.getpid()]
+
+
+def run_case(name, args):
+    marker = "vtime-test-" + uuid.uuid4().hex
+    with tempfile.TemporaryDirectory(prefix="vtime-broker-test-") as tmp:
+        prefix = os.path.join(tmp, "out")
+        if name in INVALID:
+            sched = [PY, TINY, name, "{endpoint}"]
+            want_rc, want_text = 3, INVALID[name]
+        else:
+            sched = [PY, BAD, name, "{endpoint}", marker]
+            want_rc, want_text = SUPERVISION[name]
+        cmd = [args.vtime, "run", "--hosts", "4", "-w", os.path.join(args.data, "wl20.json"), "-e", prefix,
+               "--crash-timeout", "2", "-q", "--"] + sched
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        print(r.stderr)
+        if r.returncode != want_rc:
+            fail("exit status %d, expected %d" % (r.returncode, want_rc))
+        if want_text not in r.stderr:
+            fail("stderr does not name %r" % want_text)
+        for suffix in ("_jobs.csv", "_schedule.csv"):
+            if not os.path.exists(prefix + suffix):
+                fail("the simulator's %s was not written" % suffix)
+        left = leftovers(marker)
+        if left:
+            fail("processes left running: %s" % left)
+    print("PASS")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case", nargs="?")
+    ap.add_argument("--vtime")
+    ap.add_argument("--data")
+    ap.add_argument("--list", action="store_true")
+    args = ap.parse_args()
+    if args.list:
+        print("\n".join(list(INVALID) + list(SUPERVISION)))
+        return
+    run_case(args.case, args)
+
+
+main()
