@@ -22,8 +22,7 @@
 namespace vtime::detail {
 namespace {
 
-std::atomic<ProcessContext*> g_ctx{nullptr};
-std::atomic<int> g_state{0};  // 0 not tried, 1 attaching, 2 done (g_ctx may still be null)
+std::atomic<int> g_state{0};  // 0 not tried, 1 attaching, 2 done (g_context may still be null)
 
 uint64_t read_start_time(pid_t pid) {
   char path[64];
@@ -79,7 +78,7 @@ void do_attach() {
     abi::Segment* seg = &s.segment();
     pid_t pid = getpid();
     uint32_t idx = claim_process_slot(*seg, pid, getppid(), read_start_time(pid));
-    g_ctx.store(new ProcessContext{std::move(s), seg, idx, pid}, std::memory_order_release);
+    g_context.store(new ProcessContext{std::move(s), seg, idx, pid}, std::memory_order_release);
     install_fork_handlers();
   } catch (const SessionError& e) {
     fprintf(stderr, "vtime: cannot attach to the virtual-time session: %s\n", e.what());
@@ -92,9 +91,9 @@ void do_attach() {
 
 }  // namespace
 
-ProcessContext* context() {
-  ProcessContext* c = g_ctx.load(std::memory_order_acquire);
-  if (c) return c;
+std::atomic<ProcessContext*> g_context{nullptr};
+
+ProcessContext* context_slow() {
   int st = g_state.load(std::memory_order_acquire);
   if (st == 2) return nullptr;
   int expected = 0;
@@ -104,7 +103,7 @@ ProcessContext* context() {
   } else {
     while (g_state.load(std::memory_order_acquire) != 2) sched_yield();
   }
-  return g_ctx.load(std::memory_order_acquire);
+  return g_context.load(std::memory_order_acquire);
 }
 
 void register_child(pid_t pid) {
@@ -114,7 +113,7 @@ void register_child(pid_t pid) {
 }
 
 void after_fork_child() {
-  ProcessContext* c = g_ctx.load(std::memory_order_acquire);
+  ProcessContext* c = g_context.load(std::memory_order_acquire);
   if (!c) return;
   pid_t pid = getpid();
   c->pid = pid;
@@ -128,33 +127,6 @@ void notify_activity(abi::Segment& seg) {
     h.controller_word.fetch_add(1, std::memory_order_acq_rel);
     futex_wake(&h.controller_word, 1);
   }
-}
-
-TimePoint now(ProcessContext& c) { return Session::read_clock(c.seg->header.clock); }
-
-bool is_virtual_clock(clockid_t clk) {
-  switch (clk) {
-    case CLOCK_REALTIME: case CLOCK_REALTIME_COARSE: case CLOCK_TAI: case CLOCK_REALTIME_ALARM:
-    case CLOCK_MONOTONIC: case CLOCK_MONOTONIC_RAW: case CLOCK_MONOTONIC_COARSE:
-    case CLOCK_BOOTTIME: case CLOCK_BOOTTIME_ALARM:
-      return true;
-    default:
-      return false;  // CPU-time clocks and dynamic clocks pass through
-  }
-}
-
-static bool is_realtime(clockid_t clk) {
-  return clk == CLOCK_REALTIME || clk == CLOCK_REALTIME_COARSE || clk == CLOCK_TAI || clk == CLOCK_REALTIME_ALARM;
-}
-
-TimePoint from_clock(ProcessContext& c, clockid_t clk, const timespec& abs) {
-  int64_t base = is_realtime(clk) ? c.seg->header.clock.epoch_ns : c.seg->header.clock.mono_origin_ns;
-  return TimePoint::origin() + (from_timespec(abs) - nanoseconds(base));
-}
-
-timespec to_clock(ProcessContext& c, clockid_t clk, TimePoint t) {
-  int64_t base = is_realtime(clk) ? c.seg->header.clock.epoch_ns : c.seg->header.clock.mono_origin_ns;
-  return to_timespec((t - TimePoint::origin()) + nanoseconds(base));
 }
 
 bool owner_alive(ProcessContext& c) {

@@ -11,7 +11,9 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
+#include <time.h>
 
 namespace vtime::detail {
 
@@ -28,7 +30,13 @@ struct ProcessContext {
 
 // The attached context, or nullptr when the environment names no session. The first call
 // attaches; a failure to attach prints one line and exits the process (never runs on real time).
-ProcessContext* context();
+// The fast path is inline: every clock read goes through it.
+extern std::atomic<ProcessContext*> g_context;
+ProcessContext* context_slow();
+inline ProcessContext* context() {
+  ProcessContext* c = g_context.load(std::memory_order_acquire);
+  return c ? c : context_slow();
+}
 inline bool active() { return context() != nullptr; }
 
 // Registers `pid` (a child just forked or spawned by this process) so that the controller sees
@@ -37,12 +45,31 @@ void register_child(pid_t pid);
 // Called in the child after fork: new process slot, fresh thread state, no agent, no timers.
 void after_fork_child();
 
-// Virtual now, and conversions between clock ids and the virtual time line.
-TimePoint now(ProcessContext& c);
-bool is_virtual_clock(clockid_t clk);
+// Virtual now, and conversions between clock ids and the virtual time line (inline: hot path).
+inline TimePoint now(ProcessContext& c) { return Session::read_clock(c.seg->header.clock); }
+inline bool is_virtual_clock(clockid_t clk) {
+  switch (clk) {
+    case CLOCK_REALTIME: case CLOCK_REALTIME_COARSE: case CLOCK_TAI: case CLOCK_REALTIME_ALARM:
+    case CLOCK_MONOTONIC: case CLOCK_MONOTONIC_RAW: case CLOCK_MONOTONIC_COARSE:
+    case CLOCK_BOOTTIME: case CLOCK_BOOTTIME_ALARM:
+      return true;
+    default:
+      return false;  // CPU-time clocks and dynamic clocks pass through
+  }
+}
+inline bool is_realtime_clock(clockid_t clk) {
+  return clk == CLOCK_REALTIME || clk == CLOCK_REALTIME_COARSE || clk == CLOCK_TAI || clk == CLOCK_REALTIME_ALARM;
+}
 // Absolute timespec on clock clk -> virtual instant.
-TimePoint from_clock(ProcessContext& c, clockid_t clk, const timespec& abs);
-timespec to_clock(ProcessContext& c, clockid_t clk, TimePoint t);
+inline TimePoint from_clock(ProcessContext& c, clockid_t clk, const timespec& abs) {
+  int64_t base = is_realtime_clock(clk) ? c.seg->header.clock.epoch_ns : c.seg->header.clock.mono_origin_ns;
+  return TimePoint::origin() + (from_timespec(abs) - nanoseconds(base));
+}
+inline timespec to_clock(ProcessContext& c, clockid_t clk, TimePoint t) {
+  int64_t base = is_realtime_clock(clk) ? c.seg->header.clock.epoch_ns : c.seg->header.clock.mono_origin_ns;
+  int64_t ns = t.ns() + base;  // both far from the int64 limits
+  return timespec{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+}
 
 // Tells the controller that something changed (a wait began or ended).
 void notify_activity(abi::Segment& seg);

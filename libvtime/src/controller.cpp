@@ -232,10 +232,10 @@ namespace {
 void write_clock(abi::ClockState& c, TimePoint now, int64_t rate_ppm) {
   uint64_t s = c.seq.load(std::memory_order_relaxed);
   c.seq.store(s + 1, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
-  c.now_ns.store(now.ns(), std::memory_order_relaxed);
-  c.real_base_ns.store(real_monotonic_ns(), std::memory_order_relaxed);
-  c.rate_ppm.store(rate_ppm, std::memory_order_relaxed);
+  // Release stores: a reader that sees new data also sees the odd seq written before it.
+  c.now_ns.store(now.ns(), std::memory_order_release);
+  c.real_base_ns.store(real_monotonic_ns(), std::memory_order_release);
+  c.rate_ppm.store(rate_ppm, std::memory_order_release);
   c.seq.store(s + 2, std::memory_order_release);
 }
 

@@ -103,7 +103,6 @@ Session Session::create(const SessionOptions& opts) {
   h.clock.mono_origin_ns = opts.mono_origin_ns;
   for (auto& p : seg->processes) p.state.store(0);
   for (auto& w : seg->waiters) w.state.store(abi::kFree);
-  std::atomic_thread_fence(std::memory_order_seq_cst);
   // The magic goes last: a reader that sees it sees a complete header.
   __atomic_store_n(&h.magic, abi::kMagic, __ATOMIC_RELEASE);
   return Session(std::move(impl));

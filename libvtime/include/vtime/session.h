@@ -74,11 +74,11 @@ int64_t real_monotonic_ns();
 
 inline TimePoint Session::read_clock(const abi::ClockState& c) {
   for (;;) {
+    // Acquire loads keep the second read of seq after the data (no fences: TSan cannot model them).
     uint64_t s1 = c.seq.load(std::memory_order_acquire);
-    int64_t base = c.now_ns.load(std::memory_order_relaxed);
-    int64_t rate = c.rate_ppm.load(std::memory_order_relaxed);
-    int64_t real_base = c.real_base_ns.load(std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_acquire);
+    int64_t base = c.now_ns.load(std::memory_order_acquire);
+    int64_t rate = c.rate_ppm.load(std::memory_order_acquire);
+    int64_t real_base = c.real_base_ns.load(std::memory_order_acquire);
     if ((s1 & 1) != 0 || c.seq.load(std::memory_order_relaxed) != s1) continue;
     if (rate == 0) return TimePoint::from_ns(base);
     __extension__ typedef __int128 wide;  // elapsed * rate overflows 64 bits after ~2.5 hours
