@@ -383,6 +383,12 @@ class Conversation {
   void maybe_call_me_later(Message& answer) {
     if (opts_.stop_timers_when_done && jobs_.all_done()) return;
     auto next = ctl_->next_deadline();
+    if (opts_.sync == SyncPolicy::kTimeout) {
+      // Without idle detection the scheduler may still be working on its last step (its next
+      // deadline not armed yet): like Batkube, come back after one timestep at the latest.
+      TimePoint step_end = to_tp(answer.now) + opts_.base_timestep;
+      if (!next || *next > step_end) next = step_end;
+    }
     if (!next) return;
     Nanos target = to_nanos(*next);
     Nanos floor = answer.now + Nanos::from_ns(std::max<int64_t>(1, opts_.cml_lead.ns()));
