@@ -148,7 +148,8 @@ TEST(Controller, DescribesWhatEachThreadWaitsOn) {
   Controller ctl(s, child);
   ctl.wait_idle(nullptr);
   auto threads = ctl.describe();
-  ASSERT_EQ(threads.size(), 2u);
+  // Two threads of ours (a sanitizer runtime may add its own background thread).
+  ASSERT_GE(threads.size(), 2u);
   bool saw_sleep = false, saw_read = false;
   for (auto& t : threads) {
     EXPECT_EQ(t.pid, child);
