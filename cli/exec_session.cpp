@@ -8,18 +8,14 @@
 #include <vtime/session.h>
 #include <vtime/spawn.h>
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <thread>
 
 namespace vtime::cli {
@@ -51,9 +47,7 @@ int exit_code(int status) {
 void print_report(const std::vector<ThreadReport>& threads, TimePoint now) {
   fprintf(stderr, "vtime exec: the program is blocked forever at virtual time %.9f s: every thread waits "
                   "and no virtual deadline is pending\n", static_cast<double>(now.ns()) / 1e9);
-  for (auto& t : threads) {
-    fprintf(stderr, "  pid %d tid %d (%s) [%c]: %s\n", t.pid, t.tid, t.comm.c_str(), t.state, t.waits_on.c_str());
-  }
+  for (auto& t : threads) fprintf(stderr, "  %s\n", to_string(t).c_str());
 }
 
 }  // namespace

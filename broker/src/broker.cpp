@@ -140,7 +140,6 @@ class Conversation {
     }
     int st;
     if (opts_.batsim_pid > 0 && waitpid(opts_.batsim_pid, &st, WNOHANG) == opts_.batsim_pid) {
-      batsim_reaped_ = true;
       throw Stop(kExitBatsimError, "the simulator exited before the end of the simulation");
     }
   }
@@ -204,7 +203,7 @@ class Conversation {
     for (;;) {
       if (reply_ready()) break;
       if (opts_.sync == SyncPolicy::kTimeout) {
-        if (wait_timeout_policy(started, crash_at)) break;
+        if (wait_timeout_policy(crash_at)) break;
         continue;
       }
       ctl_->wait_idle([&] { return reply_ready() || child_exited() || Clock::now() > crash_at; });
@@ -249,14 +248,13 @@ class Conversation {
 
   // Timeout policy (Batkube's): wait a real-time budget instead of detecting idleness; returns
   // true once a reply is ready. Time moves in timesteps while nothing is pending.
-  bool wait_timeout_policy(Clock::time_point started, Clock::time_point crash_at) {
+  bool wait_timeout_policy(Clock::time_point crash_at) {
     auto budget = std::chrono::nanoseconds(std::max(opts_.timeout.ns(), opts_.min_delay.ns()));
     zmq::pollitem_t items[] = {{sched_.handle(), 0, ZMQ_POLLIN, 0}};
     zmq::poll(items, 1, std::chrono::duration_cast<std::chrono::milliseconds>(budget) + std::chrono::milliseconds(1));
     if (reply_ready()) return true;
     if (child_exited()) throw Stop(kExitSchedulerDied, "the scheduler " + child_status_text());
     if (Clock::now() > crash_at) throw Stop(kExitSchedulerHung, "the scheduler did not reply within the crash timeout");
-    (void)started;
     // The budget is spent and no reply came: move time on by one step (or to the next deadline).
     auto next = ctl_->next_deadline();
     TimePoint now = session_.now();
@@ -287,9 +285,7 @@ class Conversation {
 
   std::string describe_tree() {
     std::string out = "; its threads:";
-    for (auto& t : ctl_->describe()) {
-      out += "\n  pid " + std::to_string(t.pid) + " tid " + std::to_string(t.tid) + " (" + t.comm + "): " + t.waits_on;
-    }
+    for (auto& t : ctl_->describe()) out += "\n  " + to_string(t);
     return out;
   }
 
@@ -413,7 +409,6 @@ class Conversation {
   pid_t child_ = 0;
   int child_status_ = 0;
   bool child_reaped_ = false;
-  bool batsim_reaped_ = false;
   bool fired_since_message_ = false;
   Nanos reply_now_;
   Duration step_;

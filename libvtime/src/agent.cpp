@@ -37,9 +37,7 @@ void* agent_main(void* arg) {
     pthread_mutex_lock(&g_lock);
     run_due(*c);
     pthread_mutex_unlock(&g_lock);
-    timespec heartbeat{1, 0};
-    int r = futex_wait(&word, w, &heartbeat);
-    if (r == ETIMEDOUT && !owner_alive(*c)) die_owner_gone(*c);
+    wait_word(*c, &word, w);
   }
   return nullptr;
 }

@@ -112,8 +112,7 @@ int rwlock_until(ProcessContext& c, pthread_rwlock_t* lock, TimePoint deadline, 
     while (r == EBUSY && !released.load() && !w.woken()) {
       uint32_t word = s.word.load(std::memory_order_acquire);
       if (released.load() || w.woken()) break;
-      timespec heartbeat{1, 0};
-      if (futex_wait(&s.word, word, &heartbeat) == ETIMEDOUT && !owner_alive(c)) die_owner_gone(c);
+      wait_word(c, &s.word, word);
     }
     {
       std::lock_guard<std::mutex> g(g_rw_mutex);

@@ -46,22 +46,13 @@ int g_itimer = -1;
 std::atomic<int> g_timerfd_count{0};
 
 uint32_t claim_timer_slot(ProcessContext& c, uint32_t reason) {
-  for (uint32_t i = 0; i < abi::kWaiterSlots; ++i) {
-    auto& s = c.seg->waiters[i];
-    uint32_t expected = abi::kFree;
-    if (s.state.load(std::memory_order_relaxed) == abi::kFree &&
-        s.state.compare_exchange_strong(expected, abi::kClaimed, std::memory_order_acq_rel)) {
-      s.pid.store(c.pid);
-      s.tid.store(thread_state().tid ? thread_state().tid : gettid_raw());
-      s.process.store(c.proc_index);
-      s.is_timer.store(1);
-      s.reason.store(reason);
-      s.wake_kind.store(abi::kWakeAgent);
-      s.deadline.store(abi::kNoDeadline);
-      return i;
-    }
+  ThreadState& ts = thread_state();
+  uint32_t i = try_claim_slot(c, ts.tid ? ts.tid : gettid_raw(), true);
+  if (i != kNoSlot) {
+    c.seg->waiters[i].reason.store(reason);
+    c.seg->waiters[i].wake_kind.store(abi::kWakeAgent);
   }
-  return UINT32_MAX;
+  return i;
 }
 
 void arm_slot(ProcessContext& c, uint32_t slot, TimePoint deadline) {
@@ -181,7 +172,7 @@ int alloc_timer(ProcessContext& c, Kind kind, clockid_t clk, uint32_t reason) {
   for (int i = 0; i < kMaxTimers; ++i) {
     if (g_timers[i].used) continue;
     uint32_t slot = claim_timer_slot(c, reason);
-    if (slot == UINT32_MAX) return -1;
+    if (slot == kNoSlot) return -1;
     g_timers[i] = VTimer{};
     g_timers[i].used = true;
     g_timers[i].kind = kind;

@@ -3,6 +3,7 @@
 
 #include "futex.h"
 #include "libc.h"
+#include "proc_stat.h"
 #include "process.h"
 
 #include <fcntl.h>
@@ -34,14 +35,8 @@ uint64_t read_start_time(pid_t pid) {
   ::close(fd);
   if (n <= 0) return 0;
   buf[n] = 0;
-  const char* p = strrchr(buf, ')');
-  if (!p) return 0;
-  // Fields after ")": 3 state ... 22 starttime.
-  int field = 2;
-  for (++p; *p && field < 22; ++p) {
-    if (*p == ' ') ++field;
-  }
-  return strtoull(p, nullptr, 10);
+  uint64_t start = 0;
+  return parse_proc_stat(buf, nullptr, nullptr, &start) ? start : 0;
 }
 
 uint32_t claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint64_t start_time) {
@@ -132,6 +127,16 @@ void notify_activity(abi::Segment& seg) {
 bool owner_alive(ProcessContext& c) {
   pid_t owner = c.seg->header.owner_pid;
   return ::kill(owner, 0) == 0 || errno != ESRCH;
+}
+
+int wait_word(ProcessContext& c, std::atomic<uint32_t>* word, uint32_t expected) {
+  for (;;) {
+    timespec heartbeat{1, 0};
+    int r = futex_wait(word, expected, &heartbeat);
+    if (r != ETIMEDOUT) return r;
+    if (!owner_alive(c)) die_owner_gone(c);
+    if (word->load(std::memory_order_acquire) != expected) return 0;
+  }
 }
 
 void die_owner_gone(ProcessContext& c) {

@@ -77,5 +77,8 @@ void notify_activity(abi::Segment& seg);
 // True while the session owner is alive; checked on real-time heartbeats.
 bool owner_alive(ProcessContext& c);
 [[noreturn]] void die_owner_gone(ProcessContext& c);
+// Sleeps while *word == expected (a futex in the segment), waking every real second to check
+// that the session owner is still alive (exits loudly if not). Returns 0 or EINTR.
+int wait_word(ProcessContext& c, std::atomic<uint32_t>* word, uint32_t expected);
 
 }  // namespace vtime::detail

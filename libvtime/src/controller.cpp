@@ -21,6 +21,11 @@ namespace vtime {
 using detail::ProcReader;
 using detail::ThreadSample;
 
+std::string to_string(const ThreadReport& t) {
+  return "pid " + std::to_string(t.pid) + " tid " + std::to_string(t.tid) + " (" + t.comm + ") [" +
+         std::string(1, t.state) + "]: " + t.waits_on;
+}
+
 const char* reason_name(uint32_t reason) {
   static const char* names[] = {"wait", "sleep", "poll", "select", "epoll_wait", "condition variable",
                                 "semaphore", "mutex", "rwlock", "futex", "join", "sigtimedwait",
@@ -332,11 +337,11 @@ std::vector<ThreadReport> Controller::describe() {
         r.waits_on = buf;
       }
       if (r.waits_on.empty()) {
-        snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", static_cast<int>(pid), static_cast<int>(t.tid));
-        std::string sc = ProcReader::read_small(path);
-        long nr = sc.empty() ? -2 : strtol(sc.c_str(), nullptr, 10);
+        // The sample already read /proc/.../syscall.
+        long nr = t.syscall_nr;
         const char* name = syscall_name(nr);
         if (t.state == 'Z') r.waits_on = "exited (zombie)";
+        else if (t.running) r.waits_on = "running";
         else if (name) r.waits_on = std::string(name) + " (blocking call, no virtual timeout)";
         else if (nr >= 0) r.waits_on = "system call " + std::to_string(nr) + " (no virtual timeout)";
         else r.waits_on = "unknown";

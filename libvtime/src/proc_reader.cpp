@@ -1,6 +1,8 @@
 // Reading the wrapped tree's state from /proc (see proc_reader.h).
 #include "proc_reader.h"
 
+#include "proc_stat.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -11,24 +13,6 @@
 
 namespace vtime::detail {
 namespace {
-
-// Parses the fields after the ")" that ends the command name in a stat line.
-bool parse_stat(const char* buf, char* state, pid_t* ppid, uint64_t* start_time) {
-  const char* p = strrchr(buf, ')');
-  if (!p || p[1] != ' ') return false;
-  p += 2;
-  *state = *p;
-  if (ppid) *ppid = static_cast<pid_t>(strtol(p + 2, nullptr, 10));
-  if (start_time) {
-    int field = 3;
-    const char* q = p;
-    while (*q && field < 22) {
-      if (*q++ == ' ') ++field;
-    }
-    *start_time = strtoull(q, nullptr, 10);
-  }
-  return true;
-}
 
 ssize_t pread_all(int fd, char* buf, size_t cap) {
   ssize_t n = pread(fd, buf, cap - 1, 0);
@@ -82,7 +66,7 @@ char ProcReader::process_state(pid_t pid, uint64_t* start_time, pid_t* ppid) {
   snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
   std::string s = read_small(path);
   char state = 0;
-  if (s.empty() || !parse_stat(s.c_str(), &state, ppid, start_time)) return 0;
+  if (s.empty() || !parse_proc_stat(s.c_str(), &state, ppid, start_time)) return 0;
   return state;
 }
 
@@ -102,7 +86,7 @@ std::vector<pid_t> ProcReader::descendants(const std::unordered_set<pid_t>& root
       char path[64];
       snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
       std::string s = read_small(path);
-      if (s.empty() || !parse_stat(s.c_str(), &state, &ppid, nullptr)) continue;
+      if (s.empty() || !parse_proc_stat(s.c_str(), &state, &ppid, nullptr)) continue;
     }
     seen.emplace(pid, ppid);
   }
@@ -139,7 +123,7 @@ bool ProcReader::sample_one(pid_t pid, pid_t tid, ThreadSample& s) {
       f.syscall = open(path, O_RDONLY | O_CLOEXEC);
       if (f.stat < 0) break;
     }
-    if (pread_all(f.stat, buf, sizeof buf) > 0 && parse_stat(buf, &s.state, nullptr, nullptr)) {
+    if (pread_all(f.stat, buf, sizeof buf) > 0 && parse_proc_stat(buf, &s.state, nullptr, nullptr)) {
       s.pid = pid;
       s.tid = tid;
       if (f.schedstat >= 0 && pread_all(f.schedstat, buf, sizeof buf) > 0) {

@@ -34,7 +34,16 @@ void on_thread_exit(void*) {
 
 void make_key() { pthread_key_create(&g_exit_key, on_thread_exit); }
 
-uint32_t claim_slot(ProcessContext& c, pid_t tid) {
+uint32_t claim_thread_slot(ProcessContext& c, pid_t tid) {
+  uint32_t i = try_claim_slot(c, tid, false);
+  if (i != kNoSlot) return i;
+  fprintf(stderr, "vtime: waiter table full (%u slots)\n", abi::kWaiterSlots);
+  _exit(kExitAttachFailed);
+}
+
+}  // namespace
+
+uint32_t try_claim_slot(ProcessContext& c, pid_t tid, bool is_timer) {
   static std::atomic<uint32_t> hint{0};
   uint32_t start = hint.fetch_add(1, std::memory_order_relaxed);
   for (uint32_t k = 0; k < abi::kWaiterSlots; ++k) {
@@ -46,16 +55,13 @@ uint32_t claim_slot(ProcessContext& c, pid_t tid) {
       s.pid.store(c.pid, std::memory_order_relaxed);
       s.tid.store(tid, std::memory_order_relaxed);
       s.process.store(c.proc_index, std::memory_order_relaxed);
-      s.is_timer.store(0, std::memory_order_relaxed);
+      s.is_timer.store(is_timer ? 1 : 0, std::memory_order_relaxed);
       s.deadline.store(abi::kNoDeadline, std::memory_order_relaxed);
       return i;
     }
   }
-  fprintf(stderr, "vtime: waiter table full (%u slots)\n", abi::kWaiterSlots);
-  _exit(kExitAttachFailed);
+  return kNoSlot;
 }
-
-}  // namespace
 
 ThreadState& thread_state() { return t_state; }
 
@@ -95,12 +101,12 @@ WaitScope::WaitScope(ProcessContext& c, TimePoint deadline, uint32_t reason, uin
   ThreadState& ts = t_state;
   if (ts.tid == 0) ts.tid = gettid_raw();
   if (ts.depth == 0 && ts.slot < 0) {
-    ts.slot = static_cast<int32_t>(claim_slot(c, ts.tid));
+    ts.slot = static_cast<int32_t>(claim_thread_slot(c, ts.tid));
     pthread_once(&g_key_once, make_key);
     pthread_setspecific(g_exit_key, &t_state);
   }
   temporary_ = ts.depth > 0;
-  slot_ = temporary_ ? claim_slot(c, ts.tid) : static_cast<uint32_t>(ts.slot);
+  slot_ = temporary_ ? claim_thread_slot(c, ts.tid) : static_cast<uint32_t>(ts.slot);
   ++ts.depth;
   auto& s = c.seg->waiters[slot_];
   s.deadline.store(deadline.ns(), std::memory_order_relaxed);
@@ -134,15 +140,12 @@ int WaitScope::block() {
   for (;;) {
     uint32_t w = s.word.load(std::memory_order_acquire);
     if (s.state.load(std::memory_order_acquire) == abi::kWoken) return 0;
-    timespec heartbeat{1, 0};
-    int r = futex_wait(&s.word, w, &heartbeat);
-    if (r == EINTR) {
+    if (wait_word(c_, &s.word, w) == EINTR) {
       uint32_t expected = abi::kWaiting;
       // Interrupted unless the controller woke us at the same moment.
       if (s.state.compare_exchange_strong(expected, abi::kClaimed, std::memory_order_acq_rel)) return EINTR;
       return 0;
     }
-    if (r == ETIMEDOUT && !owner_alive(c_)) die_owner_gone(c_);
   }
 }
 

@@ -21,6 +21,9 @@ struct ThreadState {
 };
 
 ThreadState& thread_state();
+// Claims a free slot for thread `tid` (or, is_timer, for the process); kNoSlot when full.
+inline constexpr uint32_t kNoSlot = UINT32_MAX;
+uint32_t try_claim_slot(ProcessContext& c, pid_t tid, bool is_timer);
 // Forget the slot and eventfd of the thread that forked (in the child).
 void thread_after_fork_child();
 // The thread's eventfd (non-blocking, close-on-exec) the agent writes at a deadline.

@@ -78,5 +78,7 @@ class Controller {
 };
 
 const char* reason_name(uint32_t reason);
+// "pid P tid T (comm) [S]: what it waits on", one line of a deadlock report.
+std::string to_string(const ThreadReport& t);
 
 }  // namespace vtime
