@@ -1,4 +1,5 @@
 // Reading compile_commands.json with libclang's C API and filtering the flags.
+#include "clang_string.h"
 #include "compile_db.h"
 
 #include <clang-c/CXCompilationDatabase.h>
@@ -13,13 +14,6 @@ namespace fs = std::filesystem;
 
 namespace vtime::rewriter {
 namespace {
-
-std::string take(CXString s) {
-  const char* c = clang_getCString(s);
-  std::string out = c ? c : "";
-  clang_disposeString(s);
-  return out;
-}
 
 std::string absolute_in(const std::string& dir, const std::string& path) {
   fs::path p(path);

@@ -1,4 +1,5 @@
 // The libclang side: parse, walk the AST, resolve each reference, compute its edits.
+#include "clang_string.h"
 #include "site_finder.h"
 
 #include "site_edits.h"
@@ -18,13 +19,6 @@ namespace fs = std::filesystem;
 
 namespace vtime::rewriter {
 namespace {
-
-std::string take(CXString s) {
-  const char* c = clang_getCString(s);
-  std::string out = c ? c : "";
-  clang_disposeString(s);
-  return out;
-}
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -48,6 +42,18 @@ struct Pos {
 };
 
 enum class LocKind { Spelling, Expansion, File };
+
+// A site at `p` for `target`, found while parsing `via`.
+Site site_at(const Pos& p, std::string target, const std::string& via) {
+  Site s;
+  s.file = p.file;
+  s.offset = p.offset;
+  s.line = p.line;
+  s.column = p.column;
+  s.target = std::move(target);
+  s.via = via;
+  return s;
+}
 
 // The fully qualified name of a declaration: namespaces and classes, inline namespaces
 // (std::chrono::_V2, std::__1) and extern "C" blocks dropped, template arguments dropped.
@@ -235,15 +241,9 @@ class Walker {
       return;
     }
 
-    Site s;
-    s.file = name.file;
-    s.offset = name.offset;
-    s.line = name.line;
-    s.column = name.column;
-    s.target = std::string(t->qualified);
+    Site s = site_at(name, std::string(t->qualified), out_.file);
     s.header = t->header;
     s.macro = role;
-    s.via = out_.file;
     CXCursor call = callee_of();
     s.form = clang_Cursor_isNull(call) ? "address" : "call";
 
@@ -350,17 +350,11 @@ class Walker {
     if (!is_cxx_short_name(name)) return;
     const Pos p = pos(loc, LocKind::File);
     if (p.file.empty() || !in_root(p.file) || is_vtime_header(p.file)) return;
-    Site s;
-    s.file = p.file;
-    s.offset = p.offset;
-    s.line = p.line;
-    s.column = p.column;
-    s.target = name;
+    Site s = site_at(p, name, out_.file);
     s.form = "dependent";
     s.status = SiteStatus::Skipped;
     s.reason = "dependent call in a template: which function it calls depends on the template "
                "arguments (instantiate it with vtime's clock types or rewrite it by hand)";
-    s.via = out_.file;
     out_.sites.push_back(std::move(s));
   }
 
@@ -382,16 +376,10 @@ class Walker {
         std::string name = take(clang_getTokenSpelling(tu_, toks[k]));
         if (!is_target_short_name(name) || take(clang_getTokenSpelling(tu_, toks[k + 1])) != "(") continue;
         const Pos p = pos(clang_getTokenLocation(tu_, toks[k]), LocKind::File);
-        Site s;
-        s.file = p.file;
-        s.offset = p.offset;
-        s.line = p.line;
-        s.column = p.column;
-        s.target = name;
+        Site s = site_at(p, name, out_.file);
         s.form = "inactive";
         s.status = SiteStatus::Inactive;
         s.reason = "in an #if branch not compiled with these flags: not rewritten";
-        s.via = out_.file;
         out_.sites.push_back(std::move(s));
       }
       clang_disposeTokens(tu_, toks, n);
