@@ -11,12 +11,15 @@ namespace vtime::detail {
 namespace {
 
 // D may differ from F by noexcept (glibc declares most of these __THROW).
+// Plain dlsym gives each symbol's default version (pthread_cond_* @GLIBC_2.3.2, timer_*
+// @GLIBC_2.3.3: the current ABIs), and finds a sanitizer's interceptor when one sits between us
+// and libc; dlvsym with an explicit version skipped TSan's unversioned interceptors, so TSan never
+// saw a condition wait release its mutex.
 template <typename F, typename D>
-void resolve(F& slot, const char* name, D direct_fn, const char* version = nullptr) {
+void resolve(F& slot, const char* name, D direct_fn) {
   F direct = direct_fn;
 #ifdef VTIME_LIBC_RTLD_NEXT
-  void* p = version ? dlvsym(RTLD_NEXT, name, version) : nullptr;
-  if (!p) p = dlsym(RTLD_NEXT, name);
+  void* p = dlsym(RTLD_NEXT, name);
   if (p) {
     slot = reinterpret_cast<F>(p);
     return;
@@ -26,7 +29,6 @@ void resolve(F& slot, const char* name, D direct_fn, const char* version = nullp
   slot = nullptr;
 #else
   (void)name;
-  (void)version;
   slot = direct;
 #endif
 }
@@ -49,8 +51,8 @@ Libc load() {
   resolve(l.epoll_wait, "epoll_wait", &::epoll_wait);
   resolve(l.epoll_pwait, "epoll_pwait", &::epoll_pwait);
   resolve(l.epoll_pwait2, "epoll_pwait2", &::epoll_pwait2);
-  resolve(l.pthread_cond_wait, "pthread_cond_wait", &::pthread_cond_wait, "GLIBC_2.3.2");
-  resolve(l.pthread_cond_timedwait, "pthread_cond_timedwait", &::pthread_cond_timedwait, "GLIBC_2.3.2");
+  resolve(l.pthread_cond_wait, "pthread_cond_wait", &::pthread_cond_wait);
+  resolve(l.pthread_cond_timedwait, "pthread_cond_timedwait", &::pthread_cond_timedwait);
   resolve(l.pthread_cond_clockwait, "pthread_cond_clockwait", &::pthread_cond_clockwait);
   resolve(l.sem_timedwait, "sem_timedwait", &::sem_timedwait);
   resolve(l.sem_clockwait, "sem_clockwait", &::sem_clockwait);
@@ -68,11 +70,11 @@ Libc load() {
   resolve(l.alarm, "alarm", &::alarm);
   resolve(l.setitimer, "setitimer", reinterpret_cast<int (*)(int, const itimerval*, itimerval*)>(&::setitimer));
   resolve(l.getitimer, "getitimer", reinterpret_cast<int (*)(int, itimerval*)>(&::getitimer));
-  resolve(l.timer_create, "timer_create", &::timer_create, "GLIBC_2.3.3");
-  resolve(l.timer_settime, "timer_settime", &::timer_settime, "GLIBC_2.3.3");
-  resolve(l.timer_gettime, "timer_gettime", &::timer_gettime, "GLIBC_2.3.3");
-  resolve(l.timer_getoverrun, "timer_getoverrun", &::timer_getoverrun, "GLIBC_2.3.3");
-  resolve(l.timer_delete, "timer_delete", &::timer_delete, "GLIBC_2.3.3");
+  resolve(l.timer_create, "timer_create", &::timer_create);
+  resolve(l.timer_settime, "timer_settime", &::timer_settime);
+  resolve(l.timer_gettime, "timer_gettime", &::timer_gettime);
+  resolve(l.timer_getoverrun, "timer_getoverrun", &::timer_getoverrun);
+  resolve(l.timer_delete, "timer_delete", &::timer_delete);
   resolve(l.timerfd_create, "timerfd_create", reinterpret_cast<int (*)(int, int)>(&::timerfd_create));
   resolve(l.timerfd_settime, "timerfd_settime", &::timerfd_settime);
   resolve(l.timerfd_gettime, "timerfd_gettime", &::timerfd_gettime);
