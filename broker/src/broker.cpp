@@ -191,8 +191,11 @@ class Conversation {
   // --- the scheduler side -------------------------------------------------------------------
   bool reply_ready() { return (sched_.get(zmq::sockopt::events) & ZMQ_POLLIN) != 0; }
 
-  // Sends one message to the scheduler and returns its parsed, validated reply.
-  Message exchange(const std::string& bytes, Nanos now) {
+  // Sends one message to the scheduler and returns its parsed, validated reply. Unless
+  // `last` (the reply to SIMULATION_ENDS, after which the scheduler may exit), waits until the
+  // scheduler's tree is idle again: what it does after replying (arming its next timer, say)
+  // belongs to this instant, and the next deadline is read only then.
+  Message exchange(const std::string& bytes, Nanos now, bool last = false) {
     wait_connected();
     sched_.send(zmq::buffer(bytes), zmq::send_flags::none);
     ++summary_.scheduler_messages;
@@ -243,6 +246,7 @@ class Conversation {
       throw Stop(kExitBadReply, "invalid reply from the scheduler to the message at " + protocol::format_seconds(now) +
                                     ": " + *err);
     }
+    if (!last) settle();
     return *parsed;
   }
 
@@ -353,9 +357,8 @@ class Conversation {
       std::vector<Event> decisions;
       if (!for_sched.events.empty()) {
         // Forward Batsim's own bytes when nothing was taken out.
-        Message reply = exchange(filtered ? protocol::serialise(for_sched) : bytes, T);
+        Message reply = exchange(filtered ? protocol::serialise(for_sched) : bytes, T, ends);
         collect(reply, decisions);
-        if (!ends) settle();  // after SIMULATION_ENDS the scheduler is allowed to exit
       }
       if (!ends) fire_due_timers(T, decisions);
 
