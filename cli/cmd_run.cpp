@@ -160,10 +160,20 @@ int run_action(const RunOptions& o) {
   int code = broker::run(b, &summary);
   if (tty) fprintf(stderr, "\r\033[K");
   int sim_status = 0;
-  if (code != broker::kExitOk) {
-    kill(sim, SIGTERM);
+  if (code != broker::kExitOk) kill(sim, SIGTERM);
+  // The simulator writes its outputs and exits once SIMULATION_ENDS is answered (or on SIGTERM);
+  // never wait for it forever.
+  auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (waitpid(sim, &sim_status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > give_up) {
+      fprintf(stderr, "vtime run: the simulator did not exit 30 s after the end of the conversation; killing it\n");
+      kill(sim, SIGKILL);
+      waitpid(sim, &sim_status, 0);
+      if (code == broker::kExitOk) code = broker::kExitBatsimError;
+      break;
+    }
+    usleep(10000);
   }
-  waitpid(sim, &sim_status, 0);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);

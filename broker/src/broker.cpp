@@ -76,7 +76,9 @@ class Conversation {
  private:
   void start() {
     batsim_ = zmq::socket_t(ctx_, zmq::socket_type::rep);
-    batsim_.set(zmq::sockopt::linger, 0);
+    // The answer to SIMULATION_ENDS is the last thing sent before the context goes away: with
+    // no linger it could be dropped, leaving the simulator waiting for it forever.
+    batsim_.set(zmq::sockopt::linger, 5000);
     batsim_.bind(opts_.batsim_endpoint);
     sched_ = zmq::socket_t(ctx_, zmq::socket_type::req);
     sched_.set(zmq::sockopt::linger, 0);

@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+extern char** environ;
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -22,9 +24,26 @@ SpawnResult spawn_in_session(const Session& session, const std::string& shim_pat
     res.error = "no command given";
     return res;
   }
-  std::string spec = session.attach_spec();
+  // Everything the child needs is built here, before fork: the caller may have threads (the
+  // broker's ZeroMQ I/O threads), and after fork the child may only make async-signal-safe calls
+  // (an allocator lock held by another thread at fork time would never be released).
+  std::vector<std::pair<std::string, std::string>> overrides = {{kSessionEnv, session.attach_spec()}};
   std::string preload = shim_path;
   if (const char* old = getenv("LD_PRELOAD"); old && *old) preload += std::string(":") + old;
+  overrides.emplace_back("LD_PRELOAD", preload);
+  for (auto& kv : extra_env) overrides.push_back(kv);
+  std::vector<std::string> env_strings;
+  for (char** e = environ; e && *e; ++e) {
+    std::string entry(*e);
+    std::string key = entry.substr(0, entry.find('='));
+    bool replaced = false;
+    for (auto& [k, v] : overrides) replaced = replaced || k == key;
+    if (!replaced) env_strings.push_back(std::move(entry));
+  }
+  for (auto& [k, v] : overrides) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
   std::vector<char*> args;
   for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -48,10 +67,7 @@ SpawnResult spawn_in_session(const Session& session, const std::string& shim_pat
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
-    setenv(kSessionEnv, spec.c_str(), 1);
-    setenv("LD_PRELOAD", preload.c_str(), 1);
-    for (auto& [k, v] : extra_env) setenv(k.c_str(), v.c_str(), 1);
-    execvp(args[0], args.data());
+    execvpe(args[0], args.data(), envp.data());
     int e = errno;
     ssize_t w = write(errpipe[1], &e, sizeof e);
     (void)w;
