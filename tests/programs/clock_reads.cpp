@@ -217,13 +217,15 @@ void cpu_clocks() {
   PT(pthread_getcpuclockid(pthread_self(), &thread_clock));
   const int64_t work = 20 * VT_NS_PER_MS;
 
+  // Every other clock's window encloses the thread clock's (started before it, read after it),
+  // so each must have seen at least the `work` the loop measured on the thread clock.
   const int64_t mono0 = vt_mono();
   const int64_t real0 = vt_real();
-  const int64_t thread0 = vt_now(CLOCK_THREAD_CPUTIME_ID);
-  const int64_t process0 = vt_now(CLOCK_PROCESS_CPUTIME_ID);
-  const int64_t by_id0 = vt_now(thread_clock);
-  const int64_t pid_clock0 = vt_now(process_clock);
   const clock_t c0 = clock();
+  const int64_t pid_clock0 = vt_now(process_clock);
+  const int64_t by_id0 = vt_now(thread_clock);
+  const int64_t process0 = vt_now(CLOCK_PROCESS_CPUTIME_ID);
+  const int64_t thread0 = vt_now(CLOCK_THREAD_CPUTIME_ID);
   // Burn CPU until this thread's CPU clock has advanced by `work` (bounded, in case it never
   // does); reads only CPU clocks, so no spin rule of the virtual clock is involved.
   volatile uint64_t sink = 0;
