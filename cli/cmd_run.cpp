@@ -1,5 +1,7 @@
 // `vtime run`: a real-time scheduler against a Batsim simulation, under the virtual clock.
+#include "broker_options.h"
 #include "command.h"
+#include <vtime/recorder/recording.h>
 #include "epoch.h"
 #include "shim_path.h"
 
@@ -28,18 +30,9 @@ struct RunOptions {
   std::string workload;
   std::string prefix = "out";
   std::string batsim;
-  std::string sync = "exact";
-  std::string decision_time = "zero";
-  double timeout_ms = 50;
-  double min_delay_ms = 0;
-  double base_timestep = 0.1;
-  double max_timestep = 10;
-  double backoff_factor = 2;
-  bool fast_forward = true;
-  double crash_timeout = 30;
-  double cml_lead = 1e-6;
-  bool keep_timers = false;
-  std::string epoch;
+  BrokerOptions broker;
+  std::string record;
+  bool compress = false;
   bool quiet = false;
   std::vector<std::string> command;
 };
@@ -104,40 +97,11 @@ int run_action(const RunOptions& o) {
     return kExitUsage;
   }
   broker::Options b;
-  if (o.sync == "timeout") b.sync = broker::SyncPolicy::kTimeout;
-  if (o.decision_time != "zero") {
-    if (o.decision_time == "wall") {
-      b.wall_factor = 1.0;
-    } else if (o.decision_time.rfind("wall:", 0) == 0) {
-      char* end = nullptr;
-      b.wall_factor = strtod(o.decision_time.c_str() + 5, &end);
-      if (*end || b.wall_factor <= 0) {
-        fprintf(stderr, "vtime run: --decision-time: bad factor in '%s'\n", o.decision_time.c_str());
-        return kExitUsage;
-      }
-    } else {
-      fprintf(stderr, "vtime run: --decision-time must be zero, wall or wall:FACTOR\n");
-      return kExitUsage;
-    }
+  std::string bad;
+  if (!to_broker(o.broker, b, &bad)) {
+    fprintf(stderr, "vtime run: %s\n", bad.c_str());
+    return kExitUsage;
   }
-  b.epoch_ns = kDefaultEpochNs;
-  if (!o.epoch.empty()) {
-    auto e = parse_epoch(o.epoch);
-    if (!e) {
-      fprintf(stderr, "vtime run: --epoch: cannot parse '%s'\n", o.epoch.c_str());
-      return kExitUsage;
-    }
-    b.epoch_ns = *e;
-  }
-  b.timeout = from_seconds_f(o.timeout_ms / 1000);
-  b.min_delay = from_seconds_f(o.min_delay_ms / 1000);
-  b.base_timestep = from_seconds_f(o.base_timestep);
-  b.max_timestep = from_seconds_f(o.max_timestep);
-  b.backoff_factor = o.backoff_factor;
-  b.fast_forward_when_idle = o.fast_forward;
-  b.crash_timeout = from_seconds_f(o.crash_timeout);
-  b.cml_lead = from_seconds_f(o.cml_lead);
-  b.stop_timers_when_done = !o.keep_timers;
   b.shim_path = shim;
 
   // Private endpoints: parallel runs never collide.
@@ -153,9 +117,34 @@ int run_action(const RunOptions& o) {
   bool tty = isatty(2) && !o.quiet;
   if (tty) b.progress = [](const std::string& line) { fprintf(stderr, "\r\033[K%s", line.c_str()); };
 
+  std::unique_ptr<recorder::Recording> recording;
+  if (!o.record.empty()) {
+    recorder::RecordingSetup rs;
+    rs.path = o.record;
+    rs.command = "run";
+    rs.options = to_json(o.broker);
+    rs.options["simulator"] = o.batsim.empty() ? "embedded" : o.batsim;
+    if (o.batsim.empty() && o.platform.empty()) rs.options["hosts"] = o.hosts;
+    if (!o.platform.empty()) rs.inputs.emplace_back("platform", o.platform);
+    if (!o.workload.empty()) rs.inputs.emplace_back("workload", o.workload);
+    rs.scheduler = o.command;
+    rs.epoch_ns = b.epoch_ns;
+    rs.endpoints = {{"batsim", b.batsim_endpoint}, {"scheduler", b.scheduler_endpoint}};
+    std::string err;
+    recording = recorder::Recording::start(rs, &err);
+    if (!recording) {
+      fprintf(stderr, "vtime run: %s\n", err.c_str());
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+      return kExitUsage;
+    }
+    b.recorder = &recording->recorder();
+  }
+
   auto wall_start = std::chrono::steady_clock::now();
   pid_t sim = start_simulator(o, b.batsim_endpoint);
   b.batsim_pid = sim;
+  if (recording) recording->set_pid("simulator", sim);
   broker::Summary summary;
   int code = broker::run(b, &summary);
   if (tty) fprintf(stderr, "\r\033[K");
@@ -177,6 +166,7 @@ int run_action(const RunOptions& o) {
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
+  if (recording && !recording->end(wall, o.compress)) code = code ? code : kExitInternal;
   if (code == broker::kExitOk && !(WIFEXITED(sim_status) && WEXITSTATUS(sim_status) == 0)) {
     fprintf(stderr, "vtime run: the simulator failed (status %d)\n", sim_status);
     return WIFEXITED(sim_status) ? WEXITSTATUS(sim_status) : kExitInternal;
@@ -214,23 +204,10 @@ Subcommand register_run(CLI::App& root) {
   app->add_option("-e,--export", o->prefix, "Output prefix (PREFIX_jobs.csv, PREFIX_schedule.csv)")->capture_default_str();
   app->add_option("--batsim", o->batsim, "A real Batsim command line to use instead of the embedded simulator "
                                          "(its -s endpoint is appended)");
-  app->add_option("--sync", o->sync, "exact (idle detection, default) or timeout (Batkube's real-time budget)")
-      ->check(CLI::IsMember({"exact", "timeout"}))->capture_default_str();
-  app->add_option("--decision-time", o->decision_time,
-                  "zero (clock frozen while the scheduler works) or wall[:FACTOR] (clock runs with real time)")
-      ->capture_default_str();
-  app->add_option("--timeout", o->timeout_ms, "timeout policy: real milliseconds to wait per step")->capture_default_str();
-  app->add_option("--min-delay", o->min_delay_ms, "timeout policy: minimum real milliseconds per step")->capture_default_str();
-  app->add_option("--base-timestep", o->base_timestep, "timeout policy: first virtual step in seconds")->capture_default_str();
-  app->add_option("--max-timestep", o->max_timestep, "timeout policy: largest virtual step in seconds")->capture_default_str();
-  app->add_option("--backoff-factor", o->backoff_factor, "timeout policy: step growth when nothing happens")->capture_default_str();
-  app->add_option("--fast-forward-when-idle", o->fast_forward, "timeout policy: jump to the next deadline")->capture_default_str();
-  app->add_option("--crash-timeout", o->crash_timeout, "real seconds a scheduler may stay busy without replying")
-      ->capture_default_str();
-  app->add_option("--cml-lead", o->cml_lead, "smallest distance in seconds from now of a CALL_ME_LATER")->capture_default_str();
-  app->add_flag("--keep-timers", o->keep_timers,
-                "keep turning timers into CALL_ME_LATER after every job is done (the simulation may never end)");
-  app->add_option("--epoch", o->epoch, "wall-clock time at simulation time 0 (ISO-8601)");
+  add_broker_options(*app, o->broker);
+  app->add_option("--record", o->record, "write a decision trace of the run to TRACE (docs/trace-format.md)")
+      ->option_text("TRACE");
+  app->add_flag("--compress", o->compress, "with --record: compress the finished trace with zstd (TRACE.zst)");
   app->add_flag("-q,--quiet", o->quiet, "no progress line and no summary");
   app->add_option("scheduler", o->command, "The scheduler command and its arguments (after --)")->required();
   app->positionals_at_end(true);

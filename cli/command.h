@@ -27,5 +27,7 @@ Subcommand register_exec(CLI::App& root);
 Subcommand register_sim(CLI::App& root);
 Subcommand register_rewrite(CLI::App& root);
 Subcommand register_run(CLI::App& root);
+Subcommand register_replay(CLI::App& root);
+Subcommand register_trace(CLI::App& root);
 
 }  // namespace vtime::cli

@@ -19,9 +19,13 @@ int main(int argc, char** argv) {
 #endif
 #ifdef VTIME_WITH_RUN
   commands.push_back(vtime::cli::register_run(root));
+  commands.push_back(vtime::cli::register_replay(root));
 #endif
 #ifdef VTIME_WITH_REWRITE
   commands.push_back(vtime::cli::register_rewrite(root));
+#endif
+#ifdef VTIME_WITH_TRACE
+  commands.push_back(vtime::cli::register_trace(root));
 #endif
 
   try {

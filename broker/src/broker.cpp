@@ -14,6 +14,7 @@
 #include <vtime/controller.h>
 #include <vtime/log.h>
 #include <vtime/protocol/codec.h>
+#include <vtime/recorder/recorder.h>
 #include <vtime/session.h>
 #include <vtime/spawn.h>
 
@@ -37,6 +38,7 @@ using protocol::Event;
 using protocol::Message;
 using protocol::Nanos;
 using Clock = std::chrono::steady_clock;
+using recorder::MsgDir;
 
 // A failure that ends the run with an exit code and one line for the user.
 struct Stop : std::runtime_error {
@@ -60,11 +62,20 @@ class Conversation {
     } catch (const Stop& s) {
       fprintf(stderr, "vtime broker: %s\n", s.what());
       code = s.code;
+      record_safely([&](recorder::Recorder& r) { r.error(code, s.what(), session_.now().ns()); });
+    } catch (const Aborted& a) {
+      code = a.code;
+      aborted_ = true;
     } catch (const zmq::error_t& e) {
       fprintf(stderr, "vtime broker: ZeroMQ error: %s\n", e.what());
       code = kExitInternal;
+      record_safely([&](recorder::Recorder& r) { r.error(code, std::string("ZeroMQ error: ") + e.what(), session_.now().ns()); });
     }
     shutdown(code != kExitOk);
+    if (!aborted_) {
+      if (child_reaped_) record_safely([&](recorder::Recorder& r) { r.root_exit(child_status_, session_.now().ns()); });
+      record_safely([&](recorder::Recorder& r) { r.finish(code, session_.now().ns()); });
+    }
     if (summary) {
       summary_.end_time = session_.now();
       if (ctl_) summary_.advances = ctl_->stats().advances;
@@ -75,11 +86,13 @@ class Conversation {
 
  private:
   void start() {
-    batsim_ = zmq::socket_t(ctx_, zmq::socket_type::rep);
-    // The answer to SIMULATION_ENDS is the last thing sent before the context goes away: with
-    // no linger it could be dropped, leaving the simulator waiting for it forever.
-    batsim_.set(zmq::sockopt::linger, 5000);
-    batsim_.bind(opts_.batsim_endpoint);
+    if (!opts_.batsim_port) {
+      batsim_ = zmq::socket_t(ctx_, zmq::socket_type::rep);
+      // The answer to SIMULATION_ENDS is the last thing sent before the context goes away: with
+      // no linger it could be dropped, leaving the simulator waiting for it forever.
+      batsim_.set(zmq::sockopt::linger, 5000);
+      batsim_.bind(opts_.batsim_endpoint);
+    }
     sched_ = zmq::socket_t(ctx_, zmq::socket_type::req);
     sched_.set(zmq::sockopt::linger, 0);
     // ZeroMQ retries a connection on a real-time timer; keep that start-up wait short.
@@ -96,6 +109,7 @@ class Conversation {
     child_ = r.pid;
     ctl_.emplace(session_, child_);
     ctl_->watch_own_threads(true);  // our ZeroMQ I/O threads carry the messages in flight
+    if (opts_.recorder) opts_.recorder->attach(session_, child_);
   }
 
   // The scheduler binds its endpoint as it starts. Until our socket is connected, a message
@@ -120,6 +134,17 @@ class Conversation {
         throw Stop(kExitSchedulerStuck, "the scheduler did not bind " + opts_.scheduler_endpoint + " within " +
                                             std::to_string(opts_.crash_timeout.ns() / 1000000) + " ms");
       }
+    }
+  }
+
+  // --- recording ----------------------------------------------------------------------------
+  // On the error path: a replay's comparator may throw, and nothing must escape from there.
+  template <class F>
+  void record_safely(F&& f) {
+    if (!opts_.recorder) return;
+    try {
+      f(*opts_.recorder);
+    } catch (const std::exception&) {
     }
   }
 
@@ -157,7 +182,7 @@ class Conversation {
           if (child_exited()) break;
           auto next = ctl_->next_deadline();
           if (!next) break;
-          ctl_->advance_to(*next);
+          advance(*next, "end");
         }
       }
       if (!child_exited()) {
@@ -175,6 +200,7 @@ class Conversation {
 
   // --- the Batsim side ----------------------------------------------------------------------
   std::optional<std::string> recv_batsim() {
+    if (opts_.batsim_port) return opts_.batsim_port->recv();
     for (;;) {
       zmq::pollitem_t items[] = {{batsim_.handle(), 0, ZMQ_POLLIN, 0}};
       zmq::poll(items, 1, std::chrono::milliseconds(100));
@@ -199,6 +225,7 @@ class Conversation {
   // belongs to this instant, and the next deadline is read only then.
   Message exchange(const std::string& bytes, Nanos now, bool last = false) {
     wait_connected();
+    if (opts_.recorder) opts_.recorder->message(MsgDir::kToScheduler, bytes, now.ns());
     sched_.send(zmq::buffer(bytes), zmq::send_flags::none);
     ++summary_.scheduler_messages;
     fired_since_message_ = false;
@@ -233,12 +260,13 @@ class Conversation {
       auto next = ctl_->next_deadline();
       if (!next) throw Stop(kExitSchedulerStuck, "the scheduler is blocked forever without replying to the message at " +
                                                      protocol::format_seconds(now) + describe_tree());
-      advance(*next);
+      advance(*next, "decision");
     }
     if (opts_.wall_factor > 0) ctl_->set_rate(0);
     zmq::message_t m;
     if (!sched_.recv(m)) throw Stop(kExitInternal, "lost the scheduler's reply");
     std::string text = m.to_string();
+    uint64_t reply_seq = opts_.recorder ? opts_.recorder->message(MsgDir::kFromScheduler, text, now.ns()) : 0;
     auto parsed = protocol::parse_message(text, Direction::to_batsim);
     if (!parsed) {
       throw Stop(kExitBadReply, "invalid reply from the scheduler to the message at " + protocol::format_seconds(now) +
@@ -248,6 +276,7 @@ class Conversation {
       throw Stop(kExitBadReply, "invalid reply from the scheduler to the message at " + protocol::format_seconds(now) +
                                     ": " + *err);
     }
+    if (opts_.recorder) opts_.recorder->decisions(reply_seq, *parsed, now.ns());
     if (!last) settle();
     return *parsed;
   }
@@ -268,12 +297,16 @@ class Conversation {
     if (next && (*next < target || opts_.fast_forward_when_idle)) target = *next;
     step_ = Duration::nanoseconds(std::min<int64_t>(opts_.max_timestep.ns(),
                                                     static_cast<int64_t>(step_.ns() * opts_.backoff_factor)));
-    advance(target);
+    advance(target, "timestep");
     return false;
   }
 
-  void advance(TimePoint t) {
-    if (ctl_->advance_to(t) > 0) fired_since_message_ = true;
+  void advance(TimePoint t, const char* reason) {
+    TimePoint from = session_.now();
+    if (opts_.recorder) opts_.recorder->before_advance(from.ns(), t.ns());
+    int woken = ctl_->advance_to(t);
+    if (woken > 0) fired_since_message_ = true;
+    if (opts_.recorder) opts_.recorder->advance(from.ns(), std::max(from, t).ns(), reason, woken);
   }
 
   // Lets the scheduler's tree settle (exact: idle; timeout: the real-time budget).
@@ -281,12 +314,14 @@ class Conversation {
     if (opts_.sync == SyncPolicy::kTimeout) {
       auto budget = std::chrono::nanoseconds(std::max(opts_.timeout.ns(), opts_.min_delay.ns()));
       std::this_thread::sleep_for(budget);
+      if (opts_.recorder) opts_.recorder->observe(session_.now().ns());
       return;
     }
     auto crash_at = Clock::now() + std::chrono::nanoseconds(opts_.crash_timeout.ns());
     ctl_->wait_idle([&] { return child_exited() || Clock::now() > crash_at; });
     if (child_exited()) throw Stop(kExitSchedulerDied, "the scheduler " + child_status_text());
     if (Clock::now() > crash_at) throw Stop(kExitSchedulerHung, "the scheduler stayed busy for the whole crash timeout");
+    if (opts_.recorder) opts_.recorder->observe(session_.now().ns());
   }
 
   std::string describe_tree() {
@@ -301,7 +336,7 @@ class Conversation {
     for (int rounds = 0; rounds < 100000; ++rounds) {
       auto next = ctl_->next_deadline();
       if (next && *next <= to_tp(T)) {
-        advance(*next);
+        advance(*next, "timer");
         settle();
         continue;
       }
@@ -331,10 +366,16 @@ class Conversation {
       ++summary_.batsim_messages;
       VTIME_LOGF("broker", LogLevel::kDebug, "batsim -> %s", bytes.substr(0, 300).c_str());
       auto parsed = protocol::parse_message(bytes, Direction::to_scheduler);
+      if (opts_.recorder) {
+        opts_.recorder->message(MsgDir::kFromBatsim, bytes, parsed ? std::max(parsed->now.ns(), session_.now().ns())
+                                                                   : session_.now().ns());
+      }
       if (!parsed) throw Stop(kExitBatsimError, "invalid message from the simulator: " + parsed.error());
       Message msg = std::move(*parsed);
       Nanos T = msg.now;
+      TimePoint before = session_.now();
       ctl_->set_now(to_tp(T));
+      if (opts_.recorder && to_tp(T) > before) opts_.recorder->advance(before.ns(), T.ns(), "message", 0);
       reply_now_ = T;
       step_ = opts_.base_timestep;
 
@@ -370,7 +411,12 @@ class Conversation {
       if (!ends) maybe_call_me_later(answer);
       std::string out = protocol::serialise(answer);
       VTIME_LOGF("broker", LogLevel::kDebug, "batsim <- %s", out.substr(0, 300).c_str());
-      batsim_.send(zmq::buffer(out), zmq::send_flags::none);
+      if (opts_.recorder) opts_.recorder->message(MsgDir::kToBatsim, out, answer.now.ns());
+      if (opts_.batsim_port) {
+        opts_.batsim_port->send(out);
+      } else {
+        batsim_.send(zmq::buffer(out), zmq::send_flags::none);
+      }
       if (opts_.progress) {
         opts_.progress("simulated " + protocol::format_seconds(answer.now) + " s, jobs " + std::to_string(jobs_.done()) +
                        "/" + std::to_string(jobs_.submitted()));
@@ -415,6 +461,7 @@ class Conversation {
   int child_status_ = 0;
   bool child_reaped_ = false;
   bool fired_since_message_ = false;
+  bool aborted_ = false;
   Nanos reply_now_;
   Duration step_;
   CallMeLaterBook cml_;

@@ -1,6 +1,7 @@
 // C API: clock reads (clock_gettime, gettimeofday, time, timespec_get, clock_getres).
 #include <vtime/vtime.h>
 
+#include "clock_stats.h"
 #include "context.h"
 #include "libc.h"
 
@@ -8,6 +9,15 @@
 
 using namespace vtime;
 using namespace vtime::detail;
+
+namespace {
+// A clock read the program asked for: counted for decision traces (waits read now() uncounted).
+inline TimePoint read_now(ProcessContext& c) {
+  TimePoint t = now(c);
+  count_clock_read(c, t.ns());
+  return t;
+}
+}  // namespace
 
 extern "C" {
 
@@ -20,7 +30,7 @@ int vtime_clock_gettime(clockid_t clk, struct timespec* ts) {
     errno = EFAULT;
     return -1;
   }
-  *ts = to_clock(*c, clk, now(*c));
+  *ts = to_clock(*c, clk, read_now(*c));
   return 0;
 }
 
@@ -34,7 +44,7 @@ int vtime_clock_getres(clockid_t clk, struct timespec* res) {
 int vtime_gettimeofday(struct timeval* tv, void* tz) {
   ProcessContext* c = context();
   if (!c) return libc().gettimeofday(tv, tz);
-  if (tv) *tv = to_timeval(from_timespec(to_clock(*c, CLOCK_REALTIME, now(*c))));
+  if (tv) *tv = to_timeval(from_timespec(to_clock(*c, CLOCK_REALTIME, read_now(*c))));
   if (tz) {
     auto* z = static_cast<struct timezone*>(tz);
     z->tz_minuteswest = 0;
@@ -46,7 +56,7 @@ int vtime_gettimeofday(struct timeval* tv, void* tz) {
 time_t vtime_time(time_t* out) {
   ProcessContext* c = context();
   if (!c) return libc().time(out);
-  time_t t = to_clock(*c, CLOCK_REALTIME, now(*c)).tv_sec;
+  time_t t = to_clock(*c, CLOCK_REALTIME, read_now(*c)).tv_sec;
   if (out) *out = t;
   return t;
 }
@@ -55,7 +65,7 @@ int vtime_timespec_get(struct timespec* ts, int base) {
   ProcessContext* c = context();
   if (!c) return libc().timespec_get(ts, base);
   if (base != TIME_UTC) return 0;
-  *ts = to_clock(*c, CLOCK_REALTIME, now(*c));
+  *ts = to_clock(*c, CLOCK_REALTIME, read_now(*c));
   return base;
 }
 

@@ -56,6 +56,7 @@ uint32_t claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint64_t
       p.parent.store(parent);
       p.start_time.store(start_time);
       p.clock_reads.store(0);
+      p.clock_digest.store(0);
       p.state.store(1, std::memory_order_release);
       notify_activity(seg);
       return i;

@@ -2,6 +2,7 @@
 #include "process.h"
 
 #include "agent.h"
+#include "clock_stats.h"
 #include "context.h"
 #include "libc.h"
 #include "timers.h"
@@ -24,6 +25,7 @@ void child_after_fork() {
   after_fork_child();
   agent_after_fork_child();
   thread_after_fork_child();
+  clock_stats_after_fork_child();
   timers_after_fork_child();
 }
 

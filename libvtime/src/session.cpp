@@ -99,6 +99,8 @@ Session Session::create(const SessionOptions& opts) {
   h.process_count = abi::kProcessSlots;
   h.waiter_offset = offsetof(abi::Segment, waiters);
   h.process_offset = offsetof(abi::Segment, processes);
+  h.thread_stat_offset = offsetof(abi::Segment, thread_stats);
+  h.thread_stat_count = abi::kThreadStatSlots;
   h.clock.epoch_ns = opts.epoch_ns;
   h.clock.mono_origin_ns = opts.mono_origin_ns;
   for (auto& p : seg->processes) p.state.store(0);
@@ -137,7 +139,7 @@ Session Session::attach(std::string_view spec) {
   }
   if (h->total_size != sizeof(abi::Segment) || impl->region.get_size() < sizeof(abi::Segment) ||
       h->header_size != sizeof(abi::Header) || h->waiter_count != abi::kWaiterSlots ||
-      h->process_count != abi::kProcessSlots) {
+      h->process_count != abi::kProcessSlots || h->thread_stat_count != abi::kThreadStatSlots) {
     throw SessionError("session '" + path + "' has an unexpected layout (size " +
                        std::to_string(h->total_size) + ", expected " + std::to_string(sizeof(abi::Segment)) + ")");
   }

@@ -22,9 +22,10 @@
 namespace vtime::abi {
 
 inline constexpr uint64_t kMagic = 0x31454d4954565f56ULL;  // "V_VTIME1", little-endian
-inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kVersion = 2;
 inline constexpr uint32_t kWaiterSlots = 4096;
 inline constexpr uint32_t kProcessSlots = 512;
+inline constexpr uint32_t kThreadStatSlots = 4096;
 inline constexpr int64_t kNoDeadline = std::numeric_limits<int64_t>::max();
 inline constexpr uint32_t kNoProcess = 0xffffffffu;
 
@@ -63,8 +64,27 @@ struct alignas(64) ProcessSlot {
   std::atomic<int32_t> parent;
   std::atomic<uint32_t> agent_word; // futex the process's agent thread sleeps on
   std::atomic<uint64_t> start_time; // /proc/PID/stat field 22 (clock ticks since boot), 0 unknown
+  // Clock reads of the process's threads that have exited (their ThreadStat folded in here).
   std::atomic<uint64_t> clock_reads;
+  std::atomic<uint64_t> clock_digest;
 };
+
+// Clock reads of one thread, for decision traces (docs/trace-format.md, `clock` records). Only
+// the owning thread writes `reads` and `digest`, with plain relaxed stores: a clock read stays a
+// handful of loads and stores, no locked instruction. The controller reads them when the tree is
+// idle, when no owner is running. State: 0 free, 1 live, 2 being initialised.
+struct alignas(64) ThreadStat {
+  std::atomic<uint32_t> state;
+  std::atomic<uint32_t> ignored;    // set by the controller: a thread whose reads are not counted
+  std::atomic<int32_t> pid;
+  std::atomic<int32_t> tid;
+  std::atomic<uint32_t> process;    // index into processes[]
+  std::atomic<uint32_t> reserved;
+  std::atomic<uint64_t> reads;
+  std::atomic<uint64_t> digest;     // FNV-1a over the 64-bit values read, in order
+};
+inline constexpr uint64_t kDigestBasis = 0xcbf29ce484222325ULL;
+inline constexpr uint64_t kDigestPrime = 0x100000001b3ULL;
 
 // The clock is a seqlock: the controller is the only writer; readers retry on an odd or changed
 // seq. now = now_ns + (real_now - real_base_ns) * rate_ppm / 1e6; rate 0 (frozen) is the default.
@@ -88,6 +108,9 @@ struct alignas(64) Header {
   uint32_t reserved0;
   uint64_t waiter_offset;
   uint64_t process_offset;
+  uint64_t thread_stat_offset;
+  uint32_t thread_stat_count;
+  uint32_t reserved2;
   std::atomic<uint64_t> activity;      // bumped on every wait entry/exit and registration
   std::atomic<uint32_t> controller_word;
   std::atomic<uint32_t> controller_waiting;
@@ -103,14 +126,17 @@ struct Segment {
   Header header;
   WaiterSlot waiters[kWaiterSlots];
   ProcessSlot processes[kProcessSlots];
+  ThreadStat thread_stats[kThreadStatSlots];
 };
 
 static_assert(std::atomic<uint32_t>::is_always_lock_free && std::atomic<uint64_t>::is_always_lock_free &&
               std::atomic<int64_t>::is_always_lock_free, "shared atomics must be lock-free");
 static_assert(std::is_standard_layout_v<Segment>, "segment must be standard-layout");
 static_assert(sizeof(std::atomic<uint32_t>) == 4 && sizeof(std::atomic<uint64_t>) == 8, "atomic sizes");
-static_assert(sizeof(WaiterSlot) == 64 && sizeof(ProcessSlot) == 64, "slots are one cache line");
-static_assert(offsetof(Segment, waiters) % 64 == 0 && offsetof(Segment, processes) % 64 == 0);
+static_assert(sizeof(WaiterSlot) == 64 && sizeof(ProcessSlot) == 64 && sizeof(ThreadStat) == 64,
+              "slots are one cache line");
+static_assert(offsetof(Segment, waiters) % 64 == 0 && offsetof(Segment, processes) % 64 == 0 &&
+              offsetof(Segment, thread_stats) % 64 == 0);
 static_assert(offsetof(Header, magic) == 0 && offsetof(Header, version) == 8 && offsetof(Header, total_size) == 16,
               "the fields checked on attach never move");
 

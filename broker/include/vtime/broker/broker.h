@@ -21,8 +21,13 @@
 #include <sys/types.h>
 
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+namespace vtime::recorder {
+class Recorder;
+}
 
 namespace vtime::broker {
 
@@ -36,6 +41,22 @@ inline constexpr int kExitBatsimError = 7;    // Batsim sent garbage, or died
 inline constexpr int kExitInternal = 125;
 
 enum class SyncPolicy { kExact, kTimeout };
+
+// The simulator side of the conversation. By default a ZeroMQ REP socket bound to
+// Options::batsim_endpoint; a replay plugs in the recorded simulator instead.
+class BatsimPort {
+ public:
+  virtual ~BatsimPort() = default;
+  virtual std::string recv() = 0;
+  virtual void send(const std::string& bytes) = 0;
+};
+
+// Thrown by a BatsimPort or a record sink to end the run at once with `code` (a replay that
+// found a divergence). The scheduler's tree is killed; nothing more is recorded.
+struct Aborted : std::runtime_error {
+  int code;
+  Aborted(int c, const std::string& what) : std::runtime_error(what), code(c) {}
+};
 
 struct Options {
   std::string batsim_endpoint = "tcp://127.0.0.1:28000";  // bound (REP); Batsim connects
@@ -62,6 +83,8 @@ struct Options {
   bool stop_timers_when_done = true;         // no timer CALL_ME_LATER once every job is done
   std::function<void(const std::string&)> progress;  // called with a status line, may be empty
   pid_t batsim_pid = 0;                       // when known: its death is reported
+  recorder::Recorder* recorder = nullptr;     // when set, every message, timer and advance is recorded
+  BatsimPort* batsim_port = nullptr;          // when set, used instead of the ZeroMQ socket
 };
 
 struct Summary {

@@ -1,0 +1,95 @@
+// `vtime replay`: a recorded run played back to a scheduler without any simulator, compared
+// record by record (recorder/include/vtime/recorder/replay.h).
+#include "broker_options.h"
+#include "command.h"
+#include "shim_path.h"
+
+#include <vtime/recorder/replay.h>
+
+#include <signal.h>
+
+#include <cstdio>
+
+namespace vtime::cli {
+namespace {
+
+struct ReplayArgs {
+  std::string trace;
+  std::optional<uint64_t> stop_at;
+  std::string report = "text";
+  bool force = false;
+  std::optional<double> crash_timeout;
+  std::vector<std::string> command;
+};
+
+int replay_action(const ReplayArgs& a) {
+  // --stop-at resumes on SIGUSR1 read from a signalfd: block it before any thread starts, so
+  // that every thread (ZeroMQ's too) leaves it to the signalfd.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+
+  recorder::ReplayOptions o;
+  o.trace = a.trace;
+  o.scheduler = a.command;
+  // CLI11 keeps the separator in an optional trailing positional.
+  if (!o.scheduler.empty() && o.scheduler.front() == "--") o.scheduler.erase(o.scheduler.begin());
+  o.stop_at = a.stop_at;
+  o.force = a.force;
+  std::string err;
+  {
+    auto r = recorder::TraceReader::open(a.trace, &err, a.force);
+    if (!r) {
+      fprintf(stderr, "vtime replay: %s\n", err.c_str());
+      return recorder::kReplayRefused;
+    }
+    BrokerOptions bo = broker_options_from_json(r->header().value("options", recorder::Json::object()));
+    if (a.crash_timeout) bo.crash_timeout = *a.crash_timeout;
+    if (!to_broker(bo, o.broker, &err)) {
+      fprintf(stderr, "vtime replay: the trace's options: %s\n", err.c_str());
+      return recorder::kReplayRefused;
+    }
+  }
+  std::string why;
+  o.broker.shim_path = find_shim(why);
+  if (o.broker.shim_path.empty()) {
+    fprintf(stderr, "vtime replay: %s\n", why.c_str());
+    return recorder::kReplayInternal;
+  }
+  recorder::ReplayResult res = recorder::replay(o);
+  if (a.report == "json") {
+    printf("%s\n", res.report.dump(2, ' ', false, recorder::Json::error_handler_t::replace).c_str());
+  } else {
+    fputs(res.report_text.c_str(), res.exit_code == recorder::kReplayOk || res.diverged ? stdout : stderr);
+  }
+  return res.exit_code;
+}
+
+}  // namespace
+
+Subcommand register_replay(CLI::App& root) {
+  auto a = std::make_shared<ReplayArgs>();
+  CLI::App* app = root.add_subcommand(
+      "replay",
+      "Play a recorded trace (vtime run --record) back to SCHEDULER under the virtual clock, with no\n"
+      "simulator, and compare every message, decision, timer, clock advance and clock-read digest\n"
+      "with the trace. Stops at the first divergence and reports it. SCHEDULER defaults to the\n"
+      "recorded command; '{endpoint}' in it is the endpoint to bind. The recorded options (sync\n"
+      "policy, decision time, ...) are used. Exit status: 0 no divergence (a cut trace: up to the\n"
+      "cut, with a warning); 1 divergence; 2 usage; 8 not a trace, another format version or\n"
+      "changed inputs (see --force); 125 internal error.");
+  app->add_option("trace", a->trace, "The trace (plain or .zst)")->required();
+  app->add_option("--stop-at", a->stop_at,
+                  "Pause the whole scheduler once record SEQ matched; prints its pids for gdb -p; resumes on "
+                  "Enter or SIGUSR1");
+  app->add_option("--report", a->report, "text (default) or json (the report on stdout as one JSON document)")
+      ->check(CLI::IsMember({"text", "json"}));
+  app->add_flag("--force", a->force, "Replay a trace of another format version or with changed inputs (warns)");
+  app->add_option("--crash-timeout", a->crash_timeout, "Real seconds the scheduler may stay busy (default: recorded)");
+  app->add_option("scheduler", a->command, "The scheduler command and its arguments (after --)");
+  app->positionals_at_end(true);
+  return {app, [a] { return replay_action(*a); }};
+}
+
+}  // namespace vtime::cli

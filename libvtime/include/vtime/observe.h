@@ -1,0 +1,52 @@
+// Read-only views of a session's tables for recorders: pending timed waits, registered
+// processes, per-process clock reads.
+//
+// What it is for: the broker records a decision trace (docs/trace-format.md). At each moment the
+// wrapped tree is idle it looks at what is armed, who exists and how much each process read the
+// clock; these functions give it that without exposing the shared-memory layout.
+//
+// Example:
+//     for (const vtime::PendingWait& w : vtime::pending_waits(session))
+//       printf("%d.%d waits until %lld\n", w.pid, w.tid, (long long)w.deadline.ns());
+#pragma once
+
+#include <vtime/session.h>
+#include <vtime/time.h>
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace vtime {
+
+struct PendingWait {
+  pid_t pid = 0;
+  pid_t tid = 0;               // the waiting thread; 0 for a timer owned by the process
+  uint32_t reason = 0;         // abi::Reason; reason_name() (controller.h) names it
+  TimePoint deadline;
+  uint64_t seq = 0;            // unique per wait: registration order in the session
+};
+// Every wait with a finite deadline that has not been woken yet, in (deadline, seq) order.
+std::vector<PendingWait> pending_waits(Session& s);
+
+struct RegisteredProcess {
+  pid_t pid = 0;
+  pid_t parent = 0;
+};
+// Processes registered in the session (attached, or announced by their parent at fork).
+std::vector<RegisteredProcess> registered_processes(Session& s);
+
+struct ClockReads {
+  uint64_t reads = 0;
+  uint64_t digest = 0;  // sum of the threads' FNV-1a digests: independent of their interleaving
+};
+// Clock reads per registered process. Threads whose name (/proc/.../comm) matches one of the
+// fnmatch(3) patterns are left out, now and when they exit. Entries of threads of processes
+// that are gone are given back. Call it while the tree is idle: counts are written without
+// synchronisation by their threads.
+std::map<pid_t, ClockReads> clock_reads(Session& s, const std::vector<std::string>& ignored_thread_names);
+
+}  // namespace vtime
