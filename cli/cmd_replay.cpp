@@ -88,7 +88,6 @@ Subcommand register_replay(CLI::App& root) {
   app->add_flag("--force", a->force, "Replay a trace of another format version or with changed inputs (warns)");
   app->add_option("--crash-timeout", a->crash_timeout, "Real seconds the scheduler may stay busy (default: recorded)");
   app->add_option("scheduler", a->command, "The scheduler command and its arguments (after --)");
-  app->positionals_at_end(true);
   return {app, [a] { return replay_action(*a); }};
 }
 

@@ -10,6 +10,7 @@ Each binds REP at ENDPOINT, answers SIMULATION_BEGINS, and at the first JOB_SUBM
   silent  blocks forever on a pipe nobody writes, without replying;
   child   starts a child process that sleeps (virtually) for a day, then crashes: the broker
           must leave nothing running.
+  late    rejects the first 4 jobs (real decisions), then dies of SIGSEGV at the 5th, mid-run.
 MARKER is an unused argument the tests grep for to prove no process is left behind.
 """
 import json
@@ -25,8 +26,20 @@ def main():
     mode, endpoint = sys.argv[1], sys.argv[2]
     sock = zmq.Context().socket(zmq.REP)
     sock.bind(endpoint)
+    seen = 0
     while True:
         msg = json.loads(sock.recv())
+        if mode == "late":
+            events = []
+            for e in msg["events"]:
+                if e["type"] == "JOB_SUBMITTED":
+                    seen += 1
+                    if seen == 5:
+                        os.kill(os.getpid(), signal.SIGSEGV)
+                    events.append({"timestamp": msg["now"], "type": "REJECT_JOB",
+                                   "data": {"job_id": e["data"]["job_id"]}})
+            sock.send_string(json.dumps({"now": msg["now"], "events": events}))
+            continue
         if any(e["type"] == "JOB_SUBMITTED" for e in msg["events"]):
             if mode == "crash":
                 os.kill(os.getpid(), signal.SIGSEGV)

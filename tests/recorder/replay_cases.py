@@ -1,0 +1,286 @@
+#!/usr/bin/python3
+"""`vtime run --record` and `vtime replay` on real schedulers (periodic_fcfs, batch_window.py, a
+scheduler that crashes mid-run): byte-identical traces, replays without divergence, divergences
+found at the right record with the differing field, damaged traces, --stop-at.
+
+usage: replay_cases.py CASE --vtime VTIME --periodic-fcfs BIN    (or --list)
+Exit status: 0 pass ("PASS"), 1 fail ("FAIL ...").
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+PLATFORM = os.path.join(ROOT, "examples", "platforms", "cluster16.xml")
+SPACED = os.path.join(ROOT, "examples", "workloads", "spaced_200_delay170.json")
+BURST = os.path.join(ROOT, "examples", "workloads", "burst_200_delay170.json")
+BATCH_WINDOW = os.path.join(ROOT, "examples", "batch_window", "batch_window.py")
+BAD = os.path.join(ROOT, "tests", "broker", "bad_schedulers.py")
+PYTHON = "/usr/bin/python3"  # Debian's, with python3-zmq
+TIMEOUT = 120
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failure(msg)
+
+
+class Env:
+    def __init__(self, args):
+        self.vtime = args.vtime
+        self.periodic_bin = args.periodic_fcfs
+        self.dir = tempfile.mkdtemp(prefix="vtime-replay-cases-")
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def record(self, name, sched, workload=SPACED, rc=0, extra=()):
+        trace = self.path(name + ".trace")
+        cmd = [self.vtime, "run", "-q", "-p", PLATFORM, "-w", workload, "-e", self.path(name), "--record", trace] + \
+            list(extra) + ["--"] + sched
+        r = subprocess.run(cmd, cwd=self.dir, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=TIMEOUT)
+        check(r.returncode == rc, "%s exited %d (expected %d): %s" % (" ".join(cmd), r.returncode, rc, r.stderr[-2000:]))
+        return trace
+
+    def replay(self, trace, sched=None, rc=0, args=(), json_report=True):
+        cmd = [self.vtime, "replay", trace] + list(args)
+        if json_report:
+            cmd += ["--report", "json"]
+        if sched is not None:
+            cmd += ["--"] + sched
+        r = subprocess.run(cmd, cwd=self.dir, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=TIMEOUT)
+        check(r.returncode == rc, "%s exited %d (expected %d)\nstdout: %s\nstderr: %s"
+              % (" ".join(cmd), r.returncode, rc, r.stdout[-3000:], r.stderr[-2000:]))
+        if json_report and r.stdout.strip():
+            return json.loads(r.stdout), r.stderr
+        return r.stdout, r.stderr
+
+    def periodic(self, period):
+        return [self.periodic_bin, "-s", "{endpoint}", "--period", str(period)]
+
+    def cleanup(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def window(w):
+    return [PYTHON, BATCH_WINDOW, "-s", "{endpoint}", "--window", str(w)]
+
+
+def lines(path):
+    with open(path, "rb") as f:
+        return f.read().split(b"\n")
+
+
+def first_differing_record(a, b):
+    """(seq, record of b) at the first line where two traces differ (the header excluded)."""
+    la, lb = lines(a), lines(b)
+    for i in range(1, min(len(la), len(lb))):
+        if la[i] != lb[i]:
+            return i, json.loads(lb[i])
+    raise Failure("the two recordings do not differ")
+
+
+def divergence_matches_recordings(env, trace_a, trace_b, sched_b, what):
+    """Replaying A with B's scheduler must stop exactly where the recordings A and B part."""
+    seq, b_rec = first_differing_record(trace_a, trace_b)
+    rep, _ = env.replay(trace_a, sched_b, rc=1)
+    check(rep["result"] == "divergence", "%s: no divergence reported: %s" % (what, rep))
+    check(rep["seq"] == seq, "%s: divergence reported at seq %s, the recordings part at seq %d" % (what, rep["seq"], seq))
+    check(rep["actual"] == b_rec, "%s: the replay's record %s is not the other recording's %s" % (what, rep["actual"], b_rec))
+    a_rec = json.loads(lines(trace_a)[seq])
+    check(rep["expected"] == a_rec, "%s: expected record %s, trace holds %s" % (what, rep["expected"], a_rec))
+    check(rep["path"] not in (None, ""), "%s: no differing field named: %s" % (what, rep))
+    check(len(rep["last_matching"]) > 0 and rep["last_matching"][-1]["seq"] == seq - 1,
+          "%s: the last matching records do not end just before the divergence" % what)
+    return rep
+
+
+def case_identical(env):
+    a = env.record("a", env.periodic(1))
+    b = env.record("b", env.periodic(1))
+    if open(a, "rb").read() != open(b, "rb").read():
+        raise Failure("two identical runs wrote different traces; first difference: %s" % (first_differing_record(a, b),))
+    n = len(lines(a)) - 3  # header, trailer, final empty split
+    rep, _ = env.replay(a, env.periodic(1))
+    check(rep["result"] == "match" and rep["complete"] is True, "replay reported %s" % rep)
+    check(rep["records_matched"] == n, "replay matched %d records of %d" % (rep["records_matched"], n))
+    # Without a command, the recorded one is used (text report).
+    out, _ = env.replay(a, None, json_report=False)
+    check("no divergence: %d records matched, the whole trace" % n in out, "text report: " + out)
+
+
+def case_period(env):
+    a = env.record("a", env.periodic(1))
+    b = env.record("b", env.periodic(2))
+    rep = divergence_matches_recordings(env, a, b, env.periodic(2), "--period 2")
+    check(rep["kind"] == "timing" and rep["path"] == "/deadline",
+          "expected a timing divergence on /deadline: %s %s" % (rep["kind"], rep["path"]))
+    check(rep["expected_value"] == 1000000000 and rep["actual_value"] == 2000000000,
+          "deadline values %s / %s" % (rep["expected_value"], rep["actual_value"]))
+
+
+def case_window(env):
+    a = env.record("a", window(30), workload=BURST)
+    b = env.record("b", window(45), workload=BURST)
+    divergence_matches_recordings(env, a, b, window(45), "--window 45")
+
+
+def case_cut(env):
+    a = env.record("a", env.periodic(1))
+    data = open(a, "rb").read()
+    cut = env.path("cut.trace")
+    middle = len(data) // 2
+    with open(cut, "wb") as f:
+        f.write(data[:middle + 7])  # inside a line
+    complete = data[:middle + 7].count(b"\n") - 1  # records before the cut line
+    rep, err = env.replay(cut, env.periodic(1))
+    check(rep["result"] == "match" and rep["complete"] is False, "cut trace: %s" % rep)
+    check(rep["records_matched"] == complete, "matched %d, the cut trace holds %d complete records"
+          % (rep["records_matched"], complete))
+    check(any("cut short" in w for w in rep["warnings"]), "no cut-short warning: %s" % rep["warnings"])
+    check(any("VT005" in w for w in rep["warnings"]), "the cut line is not reported with its code: %s" % rep["warnings"])
+
+
+def case_garbage(env):
+    a = env.record("a", env.periodic(1))
+    ls = lines(a)
+    ls[len(ls) // 2] = b"\x00\xff garbage \x9c{{"
+    bad = env.path("garbage.trace")
+    with open(bad, "wb") as f:
+        f.write(b"\n".join(ls))
+    out, err = env.replay(bad, env.periodic(1), rc=8, json_report=False)
+    check("VT004 line %d" % (len(ls) // 2 + 1) in err, "garbage not reported with VT004 and its line: " + err)
+    # --force replays up to the damage.
+    rep, _ = env.replay(bad, env.periodic(1), rc=0, args=["--force"])
+    check(rep["records_matched"] == len(ls) // 2 - 1, "--force matched %d records" % rep["records_matched"])
+
+
+def case_version(env):
+    a = env.record("a", env.periodic(1))
+    ls = lines(a)
+    ls[0] = ls[0].replace(b'"version":1', b'"version":99')
+    other = env.path("v99.trace")
+    with open(other, "wb") as f:
+        f.write(b"\n".join(ls))
+    out, err = env.replay(other, env.periodic(1), rc=8, json_report=False)
+    check("VT003" in err and "version 99" in err, "another version not refused with VT003: " + err)
+
+
+def case_crash(env):
+    sched = [PYTHON, BAD, "late", "{endpoint}"]
+    a = env.record("crash", sched, rc=4)
+    recs = [json.loads(l) for l in lines(a)[1:] if l]
+    trailer, error = recs[-1], [r for r in recs if r["type"] == "error"]
+    check(trailer["type"] == "trailer" and trailer["status"] == "crash" and trailer["exit_code"] == 4,
+          "trailer does not say crash: %s" % trailer)
+    check(len(error) == 1 and "signal 11" in error[0]["message"], "no error record naming the signal: %s" % error)
+    rejects = [r for r in recs if r["type"] == "decision" and r["kind"] == "REJECT_JOB"]
+    check(len(rejects) == 4, "the 4 decisions before the crash are not all there: %d" % len(rejects))
+    last_in = [r for r in recs if r["type"] == "msg" and r["dir"] == "to_scheduler"][-1]
+    check(last_in["bytes"].count("JOB_SUBMITTED") >= 1, "the message the scheduler crashed on is not recorded")
+    exits = [r for r in recs if r["type"] == "process" and r["op"] == "exit"]
+    check(exits and exits[-1]["status"].startswith("killed by signal 11"), "no exit record: %s" % exits)
+    out, err = subprocess.run([env.vtime, "trace", "validate", a], capture_output=True, text=True).stdout, ""
+    check("complete" in out, "validate on the crash trace: " + out)
+    # Replaying it with the same scheduler reproduces the crash: no divergence.
+    rep, _ = env.replay(a, sched)
+    check(rep["result"] == "match" and rep.get("reproduced_error") == 4, "replay of the crash: %s" % rep)
+
+
+def case_compressed(env):
+    a = env.record("z", env.periodic(1), extra=["--compress"])
+    zst = a + ".zst"
+    check(os.path.exists(zst) and not os.path.exists(a), "--compress did not replace the trace by " + zst)
+    check(open(zst, "rb").read(4) == b"\x28\xb5\x2f\xfd", "not a zstd file")
+    rep, _ = env.replay(zst, env.periodic(1))
+    check(rep["result"] == "match" and rep["complete"], "replay of the .zst: %s" % rep)
+
+
+def case_inputs_changed(env):
+    wl = env.path("workload.json")
+    shutil.copy(SPACED, wl)
+    a = env.record("in", env.periodic(1), workload=wl)
+    with open(wl, "a") as f:
+        f.write("\n")
+    out, err = env.replay(a, env.periodic(1), rc=8, json_report=False)
+    check("changed since the recording" in err and "--force" in err, "changed input not refused: " + err)
+    rep, _ = env.replay(a, env.periodic(1), args=["--force"])
+    check(rep["result"] == "match" and any("changed" in w for w in rep["warnings"]), "--force: %s" % rep)
+
+
+def proc_state(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
+def case_stop_at(env):
+    a = env.record("a", env.periodic(1))
+    for how in ("enter", "signal"):
+        p = subprocess.Popen([env.vtime, "replay", a, "--stop-at", "100", "--"] + env.periodic(1), cwd=env.dir,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            line = p.stderr.readline()
+            check("paused after record 100" in line, "no pause message: %r" % line)
+            pids = [int(w) for w in line.split("pid")[1:] for w in [w.split()[0]]]
+            check(pids, "no pid in %r" % line)
+            hint = p.stderr.readline() + p.stderr.readline()
+            check("gdb -p %d" % pids[0] in hint, "no gdb hint: %r" % hint)
+            deadline = time.time() + 10
+            while proc_state(pids[0]) not in "Tt" and time.time() < deadline:
+                time.sleep(0.05)
+            check(proc_state(pids[0]) in "Tt", "the scheduler is not stopped (state %s)" % proc_state(pids[0]))
+            time.sleep(0.3)
+            check(p.poll() is None, "the replay did not wait while paused")
+            if how == "enter":
+                p.stdin.write("\n")
+                p.stdin.flush()
+            else:
+                p.send_signal(signal.SIGUSR1)
+            out, err = p.communicate(timeout=TIMEOUT)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        check(p.returncode == 0, "%s: replay exited %d: %s" % (how, p.returncode, err))
+        check("resumed" in err and "no divergence" in out, "%s: %s / %s" % (how, out, err))
+
+
+CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case", nargs="?")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--vtime")
+    ap.add_argument("--periodic-fcfs")
+    args = ap.parse_args()
+    if args.list:
+        print("\n".join(CASES))
+        return 0
+    env = Env(args)
+    try:
+        CASES[args.case](env)
+    except (Failure, subprocess.TimeoutExpired, json.JSONDecodeError) as e:
+        print("FAIL %s: %s" % (args.case, e))
+        return 1
+    finally:
+        env.cleanup()
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
