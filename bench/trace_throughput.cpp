@@ -3,7 +3,8 @@
 // A replay reads every record of the trace (TraceReader: line split, zstd if compressed, JSON
 // parse, sequence and digest checks) and compares it with the record the replayed run made
 // (JSON equality, plus JSON-pointer search on a mismatch). This program does exactly that work,
-// each record compared with an independently parsed copy of itself, and reports messages (msg
+// each record compared with a copy of itself built as the recorder builds its records (a deep
+// copy of the JSON value: the same allocations), and reports messages (msg
 // records) and records per second of real time. The scheduler's own time (and the idle
 // detection between its steps) comes on top in a real replay: bench/record_replay.sh measures
 // that end to end.
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
     msgs = records = 0;
     uint64_t mismatches = 0;
     while (r->next(rec)) {
-      Json copy = Json::parse(rec.dump());  // what the replayed run would have made
+      Json copy = rec;  // what the replayed run would have made
       if (!(copy == rec) && vtime::recorder::first_difference(rec, copy)) ++mismatches;
       ++records;
       if (rec["type"] == "msg") ++msgs;

@@ -13,36 +13,18 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-PLATFORM = os.path.join(ROOT, "examples", "platforms", "cluster16.xml")
-SPACED = os.path.join(ROOT, "examples", "workloads", "spaced_200_delay170.json")
-BURST = os.path.join(ROOT, "examples", "workloads", "burst_200_delay170.json")
+from recorded import BURST, PLATFORM16 as PLATFORM, PYTHON, ROOT, SPACED, Failure, Scratch, check
+
 BATCH_WINDOW = os.path.join(ROOT, "examples", "batch_window", "batch_window.py")
 BAD = os.path.join(ROOT, "tests", "broker", "bad_schedulers.py")
-PYTHON = "/usr/bin/python3"  # Debian's, with python3-zmq
 TIMEOUT = 120
 
 
-class Failure(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Failure(msg)
-
-
-class Env:
+class Env(Scratch):
     def __init__(self, args):
-        self.vtime = args.vtime
-        self.periodic_bin = args.periodic_fcfs
-        self.dir = tempfile.mkdtemp(prefix="vtime-replay-cases-")
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
+        super().__init__(args, "vtime-replay-cases-")
 
     def record(self, name, sched, workload=SPACED, rc=0, extra=()):
         trace = self.path(name + ".trace")
@@ -69,9 +51,6 @@ class Env:
 
     def periodic(self, period):
         return [self.periodic_bin, "-s", "{endpoint}", "--period", str(period)]
-
-    def cleanup(self):
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def window(w):
@@ -192,7 +171,7 @@ def case_crash(env):
     check(last_in["bytes"].count("JOB_SUBMITTED") >= 1, "the message the scheduler crashed on is not recorded")
     exits = [r for r in recs if r["type"] == "process" and r["op"] == "exit"]
     check(exits and exits[-1]["status"].startswith("killed by signal 11"), "no exit record: %s" % exits)
-    out, err = subprocess.run([env.vtime, "trace", "validate", a], capture_output=True, text=True).stdout, ""
+    out = subprocess.run([env.vtime, "trace", "validate", a], capture_output=True, text=True).stdout
     check("complete" in out, "validate on the crash trace: " + out)
     # Replaying it with the same scheduler reproduces the crash: no divergence.
     rep, _ = env.replay(a, sched)

@@ -11,37 +11,20 @@ import csv
 import io
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-PLATFORM16 = os.path.join(ROOT, "examples", "platforms", "cluster16.xml")
-SPACED = os.path.join(ROOT, "examples", "workloads", "spaced_200_delay170.json")
+from recorded import PLATFORM16, PYTHON, ROOT, SPACED, Failure, Scratch, check
+
 DATA = os.path.join(ROOT, "tests", "data", "batsim-4.2.1", "inputs")
 TINY = os.path.join(ROOT, "tests", "sim", "tiny_schedulers.py")
-PYTHON = "/usr/bin/python3"  # Debian's, with python3-zmq
 TIMEOUT = 60
 
 
-class Failure(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Failure(msg)
-
-
-class Env:
+class Env(Scratch):
     def __init__(self, args):
-        self.vtime = args.vtime
+        super().__init__(args, "vtime-trace-cases-")
         self.periodic = args.periodic_fcfs
-        self.dir = tempfile.mkdtemp(prefix="vtime-trace-cases-")
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
 
     def record(self, name, sched, platform=None, hosts=None, workload=SPACED):
         """`vtime run --record`; returns (trace path, _jobs.csv text)."""
@@ -65,9 +48,6 @@ class Env:
         check(r.returncode == rc, "vtime trace %s exited %d, expected %d\nstdout: %s\nstderr: %s"
               % (" ".join(map(str, args)), r.returncode, rc, out[-2000:], err[-2000:]))
         return out, err, r.stdout
-
-    def cleanup(self):
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def same_text(got, want, what):
