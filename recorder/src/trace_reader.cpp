@@ -243,8 +243,8 @@ bool TraceReader::next(Json& rec) {
     finish_checks();
     return false;
   }
-  std::string with_nl = line + "\n";
-  digest_.add(with_nl.data(), with_nl.size());
+  digest_.add(line.data(), line.size());
+  digest_.add("\n", 1);
   counts_[type]++;
   ++records_;
   ++expected_seq_;
