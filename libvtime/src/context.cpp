@@ -118,8 +118,14 @@ void after_fork_child() {
 
 void notify_activity(abi::Segment& seg) {
   auto& h = seg.header;
-  h.activity.fetch_add(1, std::memory_order_acq_rel);
-  if (h.controller_waiting.load(std::memory_order_acquire) != 0) {
+  h.activity.fetch_add(1, std::memory_order_seq_cst);
+  // Only the first thread to see the controller waiting wakes it: taking the flag (instead of
+  // reading it) spares every other thread the system call while the controller gets back on a
+  // cpu, which takes long when a thousand sleepers just woke at once. No wake-up is lost: the
+  // controller sets the flag, then re-reads `activity` before sleeping (both seq_cst, as here),
+  // so either it sees this thread's bump and does not sleep, or this exchange sees its flag.
+  if (h.controller_waiting.load(std::memory_order_seq_cst) != 0 &&
+      h.controller_waiting.exchange(0, std::memory_order_seq_cst) != 0) {
     h.controller_word.fetch_add(1, std::memory_order_acq_rel);
     futex_wake(&h.controller_word, 1);
   }

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <unordered_map>
@@ -481,22 +482,56 @@ int Controller::advance_to(TimePoint t) {
   });
   int woken = 0;
   VTIME_LOGF("controller", LogLevel::kDebug, "advance to %lld: %zu due", static_cast<long long>(t.ns()), due.size());
-  for (const Due& d : due) {
-    auto& w = m.seg.waiters[d.index];
-    uint32_t expected = abi::kWaiting;
-    if (!w.state.compare_exchange_strong(expected, abi::kWoken, std::memory_order_acq_rel)) continue;
-    ++woken;
-    if (w.wake_kind.load() == abi::kWakeAgent) {
-      uint32_t pi = w.process.load();
-      if (pi < abi::kProcessSlots) {
-        auto& p = m.seg.processes[pi];
-        p.agent_word.fetch_add(1, std::memory_order_acq_rel);
-        detail::futex_wake(&p.agent_word, 1);
+  // One group per deadline, in deadline order. A group is first marked Woken entirely, then
+  // woken with as few wake-ups as possible: one per agent, and one FUTEX_WAKE for all its
+  // sleepers. Waking sleepers one system call at a time made the controller lose its cpu to
+  // every sleeper it woke (the kernel runs the wakee first), so the last of 1,000 sleepers ran
+  // only after 1,000 such round trips. Instead, every sleeper but the first is moved, without
+  // being woken, onto the wait queue of the first one's word (FUTEX_CMP_REQUEUE), and a single
+  // FUTEX_WAKE of that word wakes them all. The requeued sleepers wake with their slot Woken
+  // and leave block() as before; one that was not queued yet (between its last look at the
+  // word and its futex call) finds its word changed and does not sleep. Sleepers with one
+  // deadline run concurrently anyway: the order among them was never observable.
+  std::vector<std::pair<uint32_t, uint32_t>> sleepers;  // slot, word value after the bump
+  std::vector<uint32_t> agents;                          // process slots whose agent must run
+  for (size_t g = 0; g < due.size();) {
+    size_t end = g;
+    while (end < due.size() && due[end].deadline == due[g].deadline) ++end;
+    sleepers.clear();
+    agents.clear();
+    for (size_t k = g; k < end; ++k) {
+      auto& w = m.seg.waiters[due[k].index];
+      uint32_t expected = abi::kWaiting;
+      if (!w.state.compare_exchange_strong(expected, abi::kWoken, std::memory_order_acq_rel)) continue;
+      ++woken;
+      if (w.wake_kind.load() == abi::kWakeAgent) {
+        uint32_t pi = w.process.load();
+        if (pi < abi::kProcessSlots && std::find(agents.begin(), agents.end(), pi) == agents.end()) {
+          agents.push_back(pi);
+        }
+      } else {
+        sleepers.emplace_back(due[k].index, w.word.fetch_add(1, std::memory_order_acq_rel) + 1);
       }
-    } else {
-      w.word.fetch_add(1, std::memory_order_acq_rel);
-      detail::futex_wake(&w.word, 1);
     }
+    for (uint32_t pi : agents) {
+      // The agent runs every due action of its process in one pass: one wake-up is enough.
+      auto& p = m.seg.processes[pi];
+      p.agent_word.fetch_add(1, std::memory_order_acq_rel);
+      detail::futex_wake(&p.agent_word, 1);
+    }
+    if (sleepers.size() == 1) {
+      detail::futex_wake(&m.seg.waiters[sleepers[0].first].word, 1);
+    } else if (!sleepers.empty()) {
+      auto* gather = &m.seg.waiters[sleepers[0].first].word;
+      for (size_t k = 1; k < sleepers.size(); ++k) {
+        auto* word = &m.seg.waiters[sleepers[k].first].word;
+        // Fails only if the word moved again (a rwlock's unlock in the sleeper's process bumps
+        // it and wakes the waiter itself); a direct wake is then harmless.
+        if (detail::futex_requeue_all(word, sleepers[k].second, gather) < 0) detail::futex_wake(word, 1);
+      }
+      detail::futex_wake(gather, INT_MAX);
+    }
+    g = end;
   }
   h.advances.fetch_add(1, std::memory_order_relaxed);
   h.wakeups.fetch_add(static_cast<uint64_t>(woken), std::memory_order_relaxed);
