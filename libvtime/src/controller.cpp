@@ -105,13 +105,17 @@ const char* syscall_name(long nr) {
 //     that first read) was this wait; it contains the count, since the line was the same before
 //     and after it, and the count could not have found the thread queued in any other call.
 //
+// Every 1 s heartbeat makes a new call, so a sleeper's proof is made again once a second (the
+// confirming scan that finds the new call starts the new proof; the decision needs one more
+// scan).
+//
 // So a proof (slot, seq, word, line) recorded at time V shows that, whenever a later read shows
 // the same line with the slot still Waiting with the same seq and word, the thread was blocked
 // in that one call all along since V and ran no code at all, so it woke nobody. The decision
 // (two scans with equal snapshots) then treats it like a thread whose counters did not change:
 // the candidate scan does not read it at all when the proof already exists (from an earlier
 // scan, possibly of an earlier decision), and the confirming scan reads only its syscall line,
-// before any other thread is read. Reading it last-but-first matters: a thread that a sleeper
+// before any other thread is read. Reading sleepers first matters: a thread that a sleeper
 // could have woken before its own read is then read after it, and a sleeper that was woken
 // after its read by another thread of the tree is caught through that thread (its counters
 // moved between the two scans, or it was woken after its own read, and so on back to a cause
@@ -125,6 +129,7 @@ struct SleeperProof {
   uint32_t slot = 0;
   uint64_t seq = 0;
   uint32_t word = 0;
+  uint64_t id = 0;  // unique per proof: a sample names the proof it relies on
   std::string line;
 };
 
@@ -148,6 +153,7 @@ struct Controller::Impl {
   ControllerStats stats;
   bool watch_self = false;
   std::unordered_map<pid_t, SleeperProof> proofs;  // by tid
+  uint64_t last_proof_id = 0;
 
   Impl(Session& s, pid_t r) : session(s), seg(s.segment()), root(r) {}
 
@@ -202,7 +208,8 @@ struct Controller::Impl {
   // True when thread `tid` of `pid`, whose slot `slot` was read as (Waiting, seq, word), is a
   // proven sleeper for this scan (see "Sleeper proofs" above). `confirming`: the scan may end a
   // decision, so an existing proof must be re-read.
-  bool proven_sleeper(pid_t pid, pid_t tid, uint32_t slot, uint64_t seq, uint32_t word, bool confirming) {
+  bool proven_sleeper(pid_t pid, pid_t tid, uint32_t slot, uint64_t seq, uint32_t word, bool confirming,
+                      uint64_t* proof_id) {
     auto& w = seg.waiters[slot];
     auto same_wait = [&] {
       return w.state.load(std::memory_order_acquire) == abi::kWaiting && w.seq.load(std::memory_order_acquire) == seq &&
@@ -210,7 +217,10 @@ struct Controller::Impl {
     };
     auto it = proofs.find(tid);
     bool known = it != proofs.end() && it->second.slot == slot && it->second.seq == seq && it->second.word == word;
-    if (known && !confirming) return true;
+    if (known && !confirming) {
+      *proof_id = it->second.id;
+      return true;
+    }
     char line[256];
     int n = proc.syscall_line(pid, tid, line, sizeof line);
     if (known) {
@@ -218,18 +228,20 @@ struct Controller::Impl {
       // after the line: a wait that ended and a new one begun in between has another seq).
       if (n > 0 && it->second.line.size() == static_cast<size_t>(n) && memcmp(it->second.line.data(), line, n) == 0 &&
           same_wait()) {
+        *proof_id = it->second.id;
         return true;
       }
-      proofs.erase(it);
-      return false;
+      // Another call (most often the heartbeat's next one): this line may start a new proof.
     }
     if (it != proofs.end()) proofs.erase(it);
     // A new proof: the line first, then the count (see fact 2). It only counts for a decision
-    // once a later read shows the same line.
+    // once a later read shows the same line: its new id makes this scan's sample differ from
+    // every earlier one, so only a later scan can end a decision with it.
     if (n <= 0 || !is_futex_wait_on(line, word) || detail::futex_waiters(&w.word, word) != 1 || !same_wait()) {
       return false;
     }
-    proofs.emplace(tid, SleeperProof{slot, seq, word, std::string(line, static_cast<size_t>(n))});
+    *proof_id = ++last_proof_id;
+    proofs.emplace(tid, SleeperProof{slot, seq, word, *proof_id, std::string(line, static_cast<size_t>(n))});
     return true;
   }
 
@@ -331,14 +343,16 @@ struct Controller::Impl {
         auto& w = seg.waiters[s->second];
         uint64_t seq = w.seq.load(std::memory_order_acquire);
         uint32_t word = w.word.load(std::memory_order_acquire);
+        uint64_t proof_id = 0;
         if (w.state.load(std::memory_order_acquire) == abi::kWaiting &&
-            proven_sleeper(l.pid, l.tid, static_cast<uint32_t>(s->second), seq, word, confirming)) {
+            proven_sleeper(l.pid, l.tid, static_cast<uint32_t>(s->second), seq, word, confirming, &proof_id)) {
           ThreadSample t;
           t.pid = l.pid;
           t.tid = l.tid;
           t.state = 'S';
           t.syscall_nr = SYS_futex;
           t.wait_seq = seq;
+          t.proof = proof_id;
           snap.threads.push_back(t);
           continue;
         }

@@ -30,6 +30,7 @@ struct ThreadSample {
   // Non-zero: a vtime sleeper, proven blocked in its own slot's futex wait number `wait_seq`
   // (the controller's sleeper proof); its counters are then not read and stay 0.
   uint64_t wait_seq = 0;
+  uint64_t proof = 0;      // and the id of that proof (a new proof never matches an earlier sample)
   bool operator==(const ThreadSample&) const = default;
 };
 
