@@ -44,6 +44,7 @@ struct Snapshot {
   std::vector<ThreadSample> threads;
   std::vector<pid_t> pids;
   bool busy = false;
+  uint32_t unconsumed = 0;  // Woken slots: wake-ups the tree has not handled yet
   bool operator==(const Snapshot& o) const { return threads == o.threads && pids == o.pids; }
 };
 
@@ -327,7 +328,10 @@ struct Controller::Impl {
         detail::free_slot(w);
         continue;
       }
-      if (st == abi::kWoken) snap.busy = true;
+      if (st == abi::kWoken) {
+        snap.busy = true;
+        ++snap.unconsumed;
+      }
       if (timer) continue;
       int64_t v = (st == abi::kWaiting && w.wake_kind.load() == abi::kWakeFutex) ? static_cast<int64_t>(i) : -1;
       auto [it, inserted] = sleep_slot.emplace(tid, v);
@@ -385,6 +389,14 @@ struct Controller::Impl {
     return snap;
   }
 
+  // Sleeps `us` microseconds of real time, unless the session ends.
+  void pause_us(long us) {
+    auto& h = seg.header;
+    uint32_t w = h.controller_word.load(std::memory_order_acquire);
+    timespec ts{us / 1000000, (us % 1000000) * 1000};
+    detail::futex_wait(&h.controller_word, w, &ts);
+  }
+
   // Sleeps until a wait begins or ends somewhere in the tree, or `budget_us` of real time passed
   // (a thread blocking in a call we do not intercept tells nobody).
   void wait_activity(uint64_t seen_activity, long budget_us) {
@@ -419,7 +431,15 @@ IdleResult Controller::wait_idle(const std::function<bool()>& interrupted) {
     if (snap.busy || a1 != a2) {
       have_prev = false;
       ++busy_rounds;
-      if (busy_rounds < 4) {
+      if (snap.unconsumed >= 16) {
+        // Many wake-ups not handled yet (one advance woke many sleepers): the tree cannot be
+        // idle before each of them ran, which takes every one of them a few microseconds of
+        // cpu. Looking again sooner would only take a cpu from them, and so would being woken
+        // by every one of them that begins or ends a wait: sleep for a time in proportion,
+        // without asking to be woken. Only when to look again depends on this; what is seen
+        // then is decided as always.
+        m.pause_us(std::min<long>(2000, 2L * snap.unconsumed));
+      } else if (busy_rounds < 4) {
         sched_yield();  // the usual case: a thread about to block finishes doing so
       } else {
         long budget = std::min<long>(2000, 20L << std::min(busy_rounds - 4, 7));
