@@ -5,6 +5,7 @@
 #include "libc.h"
 #include "proc_stat.h"
 #include "process.h"
+#include "waits.h"
 
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -118,8 +119,14 @@ void after_fork_child() {
 
 void notify_activity(abi::Segment& seg) {
   auto& h = seg.header;
-  h.activity.fetch_add(1, std::memory_order_acq_rel);
-  if (h.controller_waiting.load(std::memory_order_acquire) != 0) {
+  h.activity.fetch_add(1, std::memory_order_seq_cst);
+  // Only the first thread to see the controller waiting wakes it: taking the flag (instead of
+  // reading it) spares every other thread the system call while the controller gets back on a
+  // cpu, which takes long when a thousand sleepers just woke at once. No wake-up is lost: the
+  // controller sets the flag, then re-reads `activity` before sleeping (both seq_cst, as here),
+  // so either it sees this thread's bump and does not sleep, or this exchange sees its flag.
+  if (h.controller_waiting.load(std::memory_order_seq_cst) != 0 &&
+      h.controller_waiting.exchange(0, std::memory_order_seq_cst) != 0) {
     h.controller_word.fetch_add(1, std::memory_order_acq_rel);
     futex_wake(&h.controller_word, 1);
   }
@@ -131,9 +138,16 @@ bool owner_alive(ProcessContext& c) {
 }
 
 int wait_word(ProcessContext& c, std::atomic<uint32_t>* word, uint32_t expected) {
+  uint64_t& calls = thread_state().futex_calls;
   for (;;) {
     timespec heartbeat{1, 0};
-    int r = futex_wait(word, expected, &heartbeat);
+    // Every call carries a new tag (see futex_wait). The controller proves a sleeper idle by
+    // finding it in the very same call as before (Controller, "sleeper proofs"): a thread that
+    // came back to user space in between, if only for a heartbeat, and ran a signal handler
+    // there, re-enters with the same arguments, and only the tag tells the two calls apart.
+    // The heartbeat timeout also matters: with a timeout, a handler always ends the call with
+    // EINTR; without one the kernel would restart it after the handler with the same registers.
+    int r = futex_wait(word, expected, &heartbeat, true, ++calls);
     if (r != ETIMEDOUT) return r;
     if (!owner_alive(c)) die_owner_gone(c);
     if (word->load(std::memory_order_acquire) != expected) return 0;

@@ -8,17 +8,22 @@
 #include "proc_reader.h"
 
 #include <sched.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <signal.h>
 
 #include <algorithm>
 #include <cinttypes>
+#include <climits>
 #include <cstdio>
+#include <cstring>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace vtime {
 
 using detail::ProcReader;
+using detail::ProcessStatus;
 using detail::ThreadSample;
 
 std::string to_string(const ThreadReport& t) {
@@ -39,6 +44,7 @@ struct Snapshot {
   std::vector<ThreadSample> threads;
   std::vector<pid_t> pids;
   bool busy = false;
+  uint32_t unconsumed = 0;  // Woken slots: wake-ups the tree has not handled yet
   bool operator==(const Snapshot& o) const { return threads == o.threads && pids == o.pids; }
 };
 
@@ -75,6 +81,69 @@ const char* syscall_name(long nr) {
   }
 }
 
+// Sleeper proofs: how a decision avoids reading /proc for threads asleep on the virtual clock.
+//
+// A "sleeper" is a thread whose only pending wait is one thread slot in state Waiting with
+// kWakeFutex: it blocks in wait_word() on the slot's futex word until the controller (or, for a
+// rwlock, an unlocking thread of its process) changes the word. The old rule read three /proc
+// files of every thread in both scans of a decision. For a sleeper one read of
+// /proc/TID/syscall per decision is enough, because of two facts:
+//
+//  1. The line names one system call. wait_word() passes a tag unique to each call of the
+//     thread as the fifth futex argument (ignored by FUTEX_WAIT), so two reads showing the same
+//     line (number, six arguments, stack and instruction pointers), neither "running", saw the
+//     thread inside one and the same call and blocked (the kernel answers only once the task is
+//     off the cpu and not runnable). In between it never returned to user space: leaving the
+//     call for any reason (a wake-up, the 1 s heartbeat, a signal, a stop and continue: that
+//     one comes back as restart_syscall, another number) and coming back makes a new tag.
+//     With a timeout always given, a signal handler ends the call with EINTR (the kernel never
+//     restarts it with the same registers), after which the wait is over: the slot leaves
+//     Waiting, and a new wait has a new seq.
+//  2. That call is the slot's own futex wait: right after the first read, futex_waiters() found
+//     exactly one task queued on the slot's word, with the word unchanged. Only the slot's owner
+//     ever waits on that word, and a task queued there is in wait_word(), not in user code. So
+//     when the same line is read again later, the call seen the first time (already blocked at
+//     that first read) was this wait; it contains the count, since the line was the same before
+//     and after it, and the count could not have found the thread queued in any other call.
+//
+// Every 1 s heartbeat makes a new call, so a sleeper's proof is made again once a second (the
+// confirming scan that finds the new call starts the new proof; the decision needs one more
+// scan).
+//
+// So a proof (slot, seq, word, line) recorded at time V shows that, whenever a later read shows
+// the same line with the slot still Waiting with the same seq and word, the thread was blocked
+// in that one call all along since V and ran no code at all, so it woke nobody. The decision
+// (two scans with equal snapshots) then treats it like a thread whose counters did not change:
+// the candidate scan does not read it at all when the proof already exists (from an earlier
+// scan, possibly of an earlier decision), and the confirming scan reads only its syscall line,
+// before any other thread is read. Reading sleepers first matters: a thread that a sleeper
+// could have woken before its own read is then read after it, and a sleeper that was woken
+// after its read by another thread of the tree is caught through that thread (its counters
+// moved between the two scans, or it was woken after its own read, and so on back to a cause
+// outside the tree, which no scan can see, exactly as before). A sleeper woken by a signal and
+// not yet run reads "running"; one that ran shows another line or another slot state.
+//
+// What this gives up: a thread stopped by a debugger alone (ptrace, 't') inside its sleep is not
+// seen as stopped, since only its syscall line is read. A stop of the whole process (SIGSTOP,
+// ^Z) still holds the clock: the leader's own state is read every scan.
+struct SleeperProof {
+  uint32_t slot = 0;
+  uint64_t seq = 0;
+  uint32_t word = 0;
+  uint64_t id = 0;  // unique per proof: a sample names the proof it relies on
+  std::string line;
+};
+
+// A blocked futex call on `word` (the number is SYS_futex and the third argument, the value
+// compared, is `word`): the shape of wait_word's call. Anything else is not a proof.
+bool is_futex_wait_on(const char* line, uint32_t word) {
+  char* end = nullptr;
+  if (strtol(line, &end, 10) != SYS_futex) return false;
+  strtoull(end, &end, 16);  // uaddr: in the sleeper's address space, unknown here
+  strtoull(end, &end, 16);  // op
+  return strtoull(end, nullptr, 16) == word;
+}
+
 }  // namespace
 
 struct Controller::Impl {
@@ -84,91 +153,248 @@ struct Controller::Impl {
   ProcReader proc;
   ControllerStats stats;
   bool watch_self = false;
+  std::unordered_map<pid_t, SleeperProof> proofs;  // by tid
+  uint64_t last_proof_id = 0;
 
   Impl(Session& s, pid_t r) : session(s), seg(s.segment()), root(r) {}
 
-  // Frees the process slots of dead or zombie processes and every slot they owned.
-  void reclaim_processes() {
-    for (auto& p : seg.processes) {
-      if (p.state.load(std::memory_order_acquire) != 1) continue;
-      pid_t pid = p.pid.load();
-      uint64_t start = 0;
-      char st = ProcReader::process_state(pid, &start);
-      uint64_t want = p.start_time.load();
-      bool dead = st == 0 || st == 'Z' || st == 'X' || (want != 0 && start != want);
-      if (!dead) continue;
-      VTIME_LOGF("controller", LogLevel::kDebug, "process %d is gone (state %c): reclaiming its slots", pid, st ? st : '-');
-      p.state.store(0, std::memory_order_release);
-      for (auto& w : seg.waiters) {
-        if (w.state.load(std::memory_order_acquire) != abi::kFree && w.pid.load() == pid) {
-          VTIME_LOGF("controller", LogLevel::kDebug, "  slot %d (tid %d, state %u, deadline %lld) freed",
-                     static_cast<int>(&w - seg.waiters), w.tid.load(), w.state.load(),
-                     static_cast<long long>(w.deadline.load()));
-          detail::free_slot(w);
-        }
+  // Frees process slot p (its process `pid` is dead or a zombie) and every slot it owned.
+  void reclaim(abi::ProcessSlot& p, pid_t pid, char st) {
+    VTIME_LOGF("controller", LogLevel::kDebug, "process %d is gone (state %c): reclaiming its slots", pid, st ? st : '-');
+    p.state.store(0, std::memory_order_release);
+    for (auto& w : seg.waiters) {
+      if (w.state.load(std::memory_order_acquire) != abi::kFree && w.pid.load() == pid) {
+        VTIME_LOGF("controller", LogLevel::kDebug, "  slot %d (tid %d, state %u, deadline %lld) freed",
+                   static_cast<int>(&w - seg.waiters), w.tid.load(), w.state.load(),
+                   static_cast<long long>(w.deadline.load()));
+        detail::free_slot(w);
       }
     }
   }
 
-  std::vector<pid_t> pids() {
+  // Reclaims dead registered processes; returns the live ones (status in *status) plus the root,
+  // and sets *registering when a process slot is being filled in.
+  std::unordered_set<pid_t> live_roots(std::unordered_map<pid_t, ProcessStatus>* status, bool* registering) {
     std::unordered_set<pid_t> roots{root};
     for (auto& p : seg.processes) {
-      if (p.state.load(std::memory_order_acquire) != 0) roots.insert(p.pid.load());
+      uint32_t st = p.state.load(std::memory_order_acquire);
+      if (st == 0) continue;
+      pid_t pid = p.pid.load();
+      if (st == 2) {  // being filled in: not idle, and its pid may not be written yet
+        if (registering) *registering = true;
+        roots.insert(pid);
+        continue;
+      }
+      ProcessStatus ps;
+      bool alive = proc.process_status(pid, ps);
+      uint64_t want = p.start_time.load();
+      if (!alive || ps.state == 'Z' || ps.state == 'X' || (want != 0 && ps.start_time != want)) {
+        reclaim(p, pid, alive ? ps.state : 0);
+        continue;
+      }
+      roots.insert(pid);
+      if (status) (*status)[pid] = ps;
     }
+    return roots;
+  }
+
+  std::vector<pid_t> pids() {
+    std::unordered_set<pid_t> roots = live_roots(nullptr, nullptr);
     std::vector<pid_t> all(roots.begin(), roots.end());
     for (pid_t d : proc.descendants(roots)) all.push_back(d);
     std::sort(all.begin(), all.end());
     return all;
   }
 
-  Snapshot scan() {
+  // True when thread `tid` of `pid`, whose slot `slot` was read as (Waiting, seq, word), is a
+  // proven sleeper for this scan (see "Sleeper proofs" above). `confirming`: the scan may end a
+  // decision, so an existing proof must be re-read.
+  bool proven_sleeper(pid_t pid, pid_t tid, uint32_t slot, uint64_t seq, uint32_t word, bool confirming,
+                      uint64_t* proof_id) {
+    auto& w = seg.waiters[slot];
+    auto same_wait = [&] {
+      return w.state.load(std::memory_order_acquire) == abi::kWaiting && w.seq.load(std::memory_order_acquire) == seq &&
+             w.word.load(std::memory_order_acquire) == word && w.tid.load(std::memory_order_relaxed) == tid;
+    };
+    auto it = proofs.find(tid);
+    bool known = it != proofs.end() && it->second.slot == slot && it->second.seq == seq && it->second.word == word;
+    if (known && !confirming) {
+      *proof_id = it->second.id;
+      return true;
+    }
+    char line[256];
+    int n = proc.syscall_line(pid, tid, line, sizeof line);
+    if (known) {
+      // The same call as when the proof was made, still blocked, and still the same wait (read
+      // after the line: a wait that ended and a new one begun in between has another seq).
+      if (n > 0 && it->second.line.size() == static_cast<size_t>(n) && memcmp(it->second.line.data(), line, n) == 0 &&
+          same_wait()) {
+        *proof_id = it->second.id;
+        return true;
+      }
+      // Another call (most often the heartbeat's next one): this line may start a new proof.
+    }
+    if (it != proofs.end()) proofs.erase(it);
+    // A new proof: the line first, then the count (see fact 2). It only counts for a decision
+    // once a later read shows the same line: its new id makes this scan's sample differ from
+    // every earlier one, so only a later scan can end a decision with it.
+    if (n <= 0 || !is_futex_wait_on(line, word) || detail::futex_waiters(&w.word, word) != 1 || !same_wait()) {
+      return false;
+    }
+    *proof_id = ++last_proof_id;
+    proofs.emplace(tid, SleeperProof{slot, seq, word, *proof_id, std::string(line, static_cast<size_t>(n))});
+    return true;
+  }
+
+  // One look at the tree. A busy snapshot may stop early: it is thrown away.
+  // `confirming`: this scan may end the decision (the previous one was not busy).
+  // `activity`: the activity counter read just before; a scan that sees it move stops.
+  Snapshot scan(bool confirming, uint64_t activity) {
     ++stats.scans;
     Snapshot snap;
-    reclaim_processes();
+    auto& h = seg.header;
+    // Read before every cache it validates (see ProcReader::forks).
+    uint64_t forks = proc.forks();
+    std::unordered_map<pid_t, ProcessStatus> status;
+    std::unordered_set<pid_t> roots = live_roots(&status, &snap.busy);
+    std::vector<pid_t> pids(roots.begin(), roots.end());
+    for (pid_t d : proc.descendants(roots, forks)) pids.push_back(d);
+    std::sort(pids.begin(), pids.end());
+
+    // Every thread of every live process of the tree.
+    struct Listed {
+      pid_t pid;
+      pid_t tid;
+    };
+    std::vector<Listed> listed;
     std::unordered_set<pid_t> tids;
-    for (auto& p : seg.processes) {
-      if (p.state.load(std::memory_order_acquire) == 2) snap.busy = true;  // registering
+    std::unordered_set<pid_t> live_pids;
+    std::vector<pid_t> ids;
+    for (pid_t pid : pids) {
+      ProcessStatus ps;
+      auto st = status.find(pid);
+      if (st != status.end()) {
+        ps = st->second;
+      } else if (!proc.process_status(pid, ps)) {
+        continue;  // gone
+      }
+      // The leader's own state: a stopped process (SIGSTOP, ^Z) holds the clock even when all
+      // its threads are proven sleepers, whose state letters are not read.
+      if (running_state(ps.state)) snap.busy = true;
+      if (!proc.thread_ids(pid, forks, ps.threads, ids)) continue;
+      live_pids.insert(pid);
+      snap.pids.push_back(pid);
+      for (pid_t tid : ids) {
+        listed.push_back({pid, tid});
+        tids.insert(tid);
+      }
     }
-    snap.pids = pids();
-    for (pid_t pid : snap.pids) proc.sample_threads(pid, snap.threads);
     if (watch_self) {
       // The controller's own process: every thread but the one running this scan.
-      size_t first = snap.threads.size();
-      proc.sample_threads(getpid(), snap.threads);
+      pid_t self = getpid();
       pid_t me = detail::gettid_raw();
-      snap.threads.erase(std::remove_if(snap.threads.begin() + static_cast<long>(first), snap.threads.end(),
-                                        [&](const ThreadSample& t) { return t.tid == me; }),
-                         snap.threads.end());
+      ProcessStatus ps;
+      if (proc.process_status(self, ps) && proc.thread_ids(self, forks, ps.threads, ids)) {
+        live_pids.insert(self);
+        for (pid_t tid : ids) {
+          if (tid == me) continue;
+          listed.push_back({self, tid});
+          tids.insert(tid);
+        }
+      }
     }
-    for (auto& t : snap.threads) {
-      tids.insert(t.tid);
-      if (running_state(t.state) || t.running) snap.busy = true;
-    }
-    proc.prune(tids);
-    // A thread slot whose thread is gone can never be consumed; a woken one means a wake-up the
-    // tree has not handled yet.
-    for (auto& w : seg.waiters) {
+
+    // The waiter table. A thread slot whose thread is gone can never be consumed; a woken one
+    // means a wake-up the tree has not handled yet. Each thread's single futex wait, if it has
+    // one and nothing else, makes it a sleeper candidate.
+    std::unordered_map<pid_t, int64_t> sleep_slot;  // tid -> slot, or -1: more than one wait
+    for (uint32_t i = 0; i < abi::kWaiterSlots; ++i) {
+      auto& w = seg.waiters[i];
       uint32_t st = w.state.load(std::memory_order_acquire);
       if (st != abi::kWaiting && st != abi::kWoken) continue;
-      if (!w.is_timer.load() && !tids.count(w.tid.load())) {
+      bool timer = w.is_timer.load() != 0;
+      pid_t tid = w.tid.load();
+      if (!timer && !tids.count(tid)) {
         // Not in this scan's thread list: either gone, or created after the list was read
         // (then the tree is not idle anyway). Only the kernel can tell which.
         char path[96];
-        snprintf(path, sizeof path, "/proc/%d/task/%d", w.pid.load(), w.tid.load());
+        snprintf(path, sizeof path, "/proc/%d/task/%d", w.pid.load(), tid);
         if (access(path, F_OK) == 0) {
           snap.busy = true;
           continue;
         }
-        VTIME_LOGF("controller", LogLevel::kDebug, "thread %d (pid %d) is gone: freeing slot %d",
-                   w.tid.load(), w.pid.load(), static_cast<int>(&w - seg.waiters));
+        VTIME_LOGF("controller", LogLevel::kDebug, "thread %d (pid %d) is gone: freeing slot %d", tid, w.pid.load(),
+                   static_cast<int>(i));
         detail::free_slot(w);
         continue;
       }
-      if (st == abi::kWoken) snap.busy = true;
+      if (st == abi::kWoken) {
+        snap.busy = true;
+        ++snap.unconsumed;
+      }
+      if (timer) continue;
+      int64_t v = (st == abi::kWaiting && w.wake_kind.load() == abi::kWakeFutex) ? static_cast<int64_t>(i) : -1;
+      auto [it, inserted] = sleep_slot.emplace(tid, v);
+      if (!inserted) it->second = -1;
     }
+    if (snap.busy) return snap;
+
+    // Sleepers first (see "Sleeper proofs"), then every other thread in full.
+    std::vector<Listed> others;
+    for (const Listed& l : listed) {
+      auto s = sleep_slot.find(l.tid);
+      if (s != sleep_slot.end() && s->second >= 0) {
+        auto& w = seg.waiters[s->second];
+        uint64_t seq = w.seq.load(std::memory_order_acquire);
+        uint32_t word = w.word.load(std::memory_order_acquire);
+        uint64_t proof_id = 0;
+        if (w.state.load(std::memory_order_acquire) == abi::kWaiting &&
+            proven_sleeper(l.pid, l.tid, static_cast<uint32_t>(s->second), seq, word, confirming, &proof_id)) {
+          ThreadSample t;
+          t.pid = l.pid;
+          t.tid = l.tid;
+          t.state = 'S';
+          t.syscall_nr = SYS_futex;
+          t.wait_seq = seq;
+          t.proof = proof_id;
+          snap.threads.push_back(t);
+          continue;
+        }
+      }
+      others.push_back(l);
+    }
+    for (size_t k = 0; k < others.size(); ++k) {
+      ThreadSample t;
+      if (!proc.sample(others[k].pid, others[k].tid, t)) continue;  // gone since the listing
+      if (running_state(t.state) || t.running) {
+        snap.busy = true;
+        return snap;
+      }
+      snap.threads.push_back(t);
+      // Something began or ended a wait: this scan cannot be the last one; stop reading.
+      if ((k & 7) == 7 && h.activity.load(std::memory_order_seq_cst) != activity) {
+        snap.busy = true;
+        return snap;
+      }
+    }
+    // Forget what belongs to threads and processes no longer in the tree.
+    if (proofs.size() > tids.size()) {
+      for (auto it = proofs.begin(); it != proofs.end();) {
+        it = tids.count(it->first) ? std::next(it) : proofs.erase(it);
+      }
+    }
+    proc.prune(tids, live_pids);
     std::sort(snap.threads.begin(), snap.threads.end(),
               [](const ThreadSample& a, const ThreadSample& b) { return a.tid < b.tid; });
     return snap;
+  }
+
+  // Sleeps `us` microseconds of real time, unless the session ends.
+  void pause_us(long us) {
+    auto& h = seg.header;
+    uint32_t w = h.controller_word.load(std::memory_order_acquire);
+    timespec ts{us / 1000000, (us % 1000000) * 1000};
+    detail::futex_wait(&h.controller_word, w, &ts);
   }
 
   // Sleeps until a wait begins or ends somewhere in the tree, or `budget_us` of real time passed
@@ -198,12 +424,22 @@ IdleResult Controller::wait_idle(const std::function<bool()>& interrupted) {
   for (;;) {
     if (interrupted && interrupted()) return IdleResult::kInterrupted;
     uint64_t a1 = h.activity.load(std::memory_order_seq_cst);
-    Snapshot snap = m.scan();
+    // A scan that follows a quiet one may end the decision: it must re-read the proven sleepers
+    // (the candidate scan before it relied on proofs made earlier).
+    Snapshot snap = m.scan(have_prev, a1);
     uint64_t a2 = h.activity.load(std::memory_order_seq_cst);
     if (snap.busy || a1 != a2) {
       have_prev = false;
       ++busy_rounds;
-      if (busy_rounds < 4) {
+      if (snap.unconsumed >= 16) {
+        // Many wake-ups not handled yet (one advance woke many sleepers): the tree cannot be
+        // idle before each of them ran, which takes every one of them a few microseconds of
+        // cpu. Looking again sooner would only take a cpu from them, and so would being woken
+        // by every one of them that begins or ends a wait: sleep for a time in proportion,
+        // without asking to be woken. Only when to look again depends on this; what is seen
+        // then is decided as always.
+        m.pause_us(std::min<long>(2000, 2L * snap.unconsumed));
+      } else if (busy_rounds < 4) {
         sched_yield();  // the usual case: a thread about to block finishes doing so
       } else {
         long budget = std::min<long>(2000, 20L << std::min(busy_rounds - 4, 7));
@@ -267,35 +503,75 @@ int Controller::advance_to(TimePoint t) {
     int64_t deadline;
     uint64_t seq;
     uint32_t index;
+    uint32_t process;
   };
   std::vector<Due> due;
   for (uint32_t i = 0; i < abi::kWaiterSlots; ++i) {
     auto& w = m.seg.waiters[i];
     if (w.state.load(std::memory_order_acquire) != abi::kWaiting) continue;
     int64_t d = w.deadline.load(std::memory_order_relaxed);
-    if (d <= t.ns()) due.push_back({d, w.seq.load(std::memory_order_relaxed), i});
+    if (d <= t.ns()) due.push_back({d, w.seq.load(std::memory_order_relaxed), i, w.process.load(std::memory_order_relaxed)});
   }
+  // Deadline order; within one deadline, the waiters of one process together: the kernel wakes a
+  // group in that order, and a cpu going from one woken thread to the next one of the same
+  // process skips the address-space switch, which is dear on this kind of virtual machine
+  // (page-table isolation): 1,000 sleepers in 4 processes ran 20% sooner.
   std::sort(due.begin(), due.end(), [](const Due& a, const Due& b) {
-    return a.deadline != b.deadline ? a.deadline < b.deadline : a.seq < b.seq;
+    if (a.deadline != b.deadline) return a.deadline < b.deadline;
+    return a.process != b.process ? a.process < b.process : a.seq < b.seq;
   });
   int woken = 0;
   VTIME_LOGF("controller", LogLevel::kDebug, "advance to %lld: %zu due", static_cast<long long>(t.ns()), due.size());
-  for (const Due& d : due) {
-    auto& w = m.seg.waiters[d.index];
-    uint32_t expected = abi::kWaiting;
-    if (!w.state.compare_exchange_strong(expected, abi::kWoken, std::memory_order_acq_rel)) continue;
-    ++woken;
-    if (w.wake_kind.load() == abi::kWakeAgent) {
-      uint32_t pi = w.process.load();
-      if (pi < abi::kProcessSlots) {
-        auto& p = m.seg.processes[pi];
-        p.agent_word.fetch_add(1, std::memory_order_acq_rel);
-        detail::futex_wake(&p.agent_word, 1);
+  // One group per deadline, in deadline order. A group is first marked Woken entirely, then
+  // woken with as few wake-ups as possible: one per agent, and one FUTEX_WAKE for all its
+  // sleepers. Waking sleepers one system call at a time made the controller lose its cpu to
+  // every sleeper it woke (the kernel runs the wakee first), so the last of 1,000 sleepers ran
+  // only after 1,000 such round trips. Instead, every sleeper but the first is moved, without
+  // being woken, onto the wait queue of the first one's word (FUTEX_CMP_REQUEUE), and a single
+  // FUTEX_WAKE of that word wakes them all. The requeued sleepers wake with their slot Woken
+  // and leave block() as before; one that was not queued yet (between its last look at the
+  // word and its futex call) finds its word changed and does not sleep. Sleepers with one
+  // deadline run concurrently anyway: the order among them was never observable.
+  std::vector<std::pair<uint32_t, uint32_t>> sleepers;  // slot, word value after the bump
+  std::vector<uint32_t> agents;                          // process slots whose agent must run
+  for (size_t g = 0; g < due.size();) {
+    size_t end = g;
+    while (end < due.size() && due[end].deadline == due[g].deadline) ++end;
+    sleepers.clear();
+    agents.clear();
+    for (size_t k = g; k < end; ++k) {
+      auto& w = m.seg.waiters[due[k].index];
+      uint32_t expected = abi::kWaiting;
+      if (!w.state.compare_exchange_strong(expected, abi::kWoken, std::memory_order_acq_rel)) continue;
+      ++woken;
+      if (w.wake_kind.load() == abi::kWakeAgent) {
+        uint32_t pi = w.process.load();
+        if (pi < abi::kProcessSlots && std::find(agents.begin(), agents.end(), pi) == agents.end()) {
+          agents.push_back(pi);
+        }
+      } else {
+        sleepers.emplace_back(due[k].index, w.word.fetch_add(1, std::memory_order_acq_rel) + 1);
       }
-    } else {
-      w.word.fetch_add(1, std::memory_order_acq_rel);
-      detail::futex_wake(&w.word, 1);
     }
+    for (uint32_t pi : agents) {
+      // The agent runs every due action of its process in one pass: one wake-up is enough.
+      auto& p = m.seg.processes[pi];
+      p.agent_word.fetch_add(1, std::memory_order_acq_rel);
+      detail::futex_wake(&p.agent_word, 1);
+    }
+    if (sleepers.size() == 1) {
+      detail::futex_wake(&m.seg.waiters[sleepers[0].first].word, 1);
+    } else if (!sleepers.empty()) {
+      auto* gather = &m.seg.waiters[sleepers[0].first].word;
+      for (size_t k = 1; k < sleepers.size(); ++k) {
+        auto* word = &m.seg.waiters[sleepers[k].first].word;
+        // Fails only if the word moved again (a rwlock's unlock in the sleeper's process bumps
+        // it and wakes the waiter itself); a direct wake is then harmless.
+        if (detail::futex_requeue_all(word, sleepers[k].second, gather) < 0) detail::futex_wake(word, 1);
+      }
+      detail::futex_wake(gather, INT_MAX);
+    }
+    g = end;
   }
   h.advances.fetch_add(1, std::memory_order_relaxed);
   h.wakeups.fetch_add(static_cast<uint64_t>(woken), std::memory_order_relaxed);

@@ -46,10 +46,14 @@ inline long raw_futex(void* addr, int op, uint32_t val, const timespec* ts, void
 
 // Waits while *word == expected. rel_timeout is real time (a heartbeat), null for none.
 // Returns 0 (woken or value changed), EINTR, or ETIMEDOUT.
+// `tag` goes into the fifth argument, which FUTEX_WAIT ignores: it only shows in
+// /proc/TID/syscall, where a tag unique to each call lets the controller tell one blocked call
+// from the next one made with the same arguments (see wait_word).
 inline int futex_wait(std::atomic<uint32_t>* word, uint32_t expected, const timespec* rel_timeout,
-                      bool shared = true) {
+                      bool shared = true, uint64_t tag = 0) {
   int op = FUTEX_WAIT | (shared ? 0 : FUTEX_PRIVATE_FLAG);
-  long r = raw_futex(reinterpret_cast<void*>(word), op, expected, rel_timeout, nullptr, 0);
+  long r = raw_futex(reinterpret_cast<void*>(word), op, expected, rel_timeout,
+                     reinterpret_cast<void*>(static_cast<uintptr_t>(tag)), 0);
   if (r == 0) return 0;
   if (errno == EAGAIN) return 0;
   return errno;
@@ -58,6 +62,27 @@ inline int futex_wait(std::atomic<uint32_t>* word, uint32_t expected, const time
 inline void futex_wake(std::atomic<uint32_t>* word, int count = INT_MAX, bool shared = true) {
   int op = FUTEX_WAKE | (shared ? 0 : FUTEX_PRIVATE_FLAG);
   raw_futex(reinterpret_cast<void*>(word), op, static_cast<uint32_t>(count), nullptr, nullptr, 0);
+}
+
+// How many tasks are queued in a futex wait on `word` (a shared word), without waking any:
+// FUTEX_CMP_REQUEUE with nothing to wake, requeueing every waiter onto the same word. The kernel
+// returns the number of waiters it woke or requeued, and requeueing onto the same futex key
+// leaves each waiter where it is (same hash bucket: only its key is rewritten, to the same
+// value). Returns -1 when *word != expected (EAGAIN) or on error.
+// A queued task has not returned to user space since it entered that wait: it takes itself off
+// the queue before it leaves the system call, whatever woke it (a signal, a timeout).
+inline long futex_waiters(std::atomic<uint32_t>* word, uint32_t expected) {
+  return raw_futex(reinterpret_cast<void*>(word), FUTEX_CMP_REQUEUE, 0,
+                   reinterpret_cast<const timespec*>(static_cast<uintptr_t>(INT_MAX)), reinterpret_cast<void*>(word),
+                   expected);
+}
+
+// Moves every waiter of `from` (a shared word whose value is `expected`) to the wait queue of
+// `to` without waking any. Returns how many moved, or -1 when *from != expected.
+inline long futex_requeue_all(std::atomic<uint32_t>* from, uint32_t expected, std::atomic<uint32_t>* to) {
+  return raw_futex(reinterpret_cast<void*>(from), FUTEX_CMP_REQUEUE, 0,
+                   reinterpret_cast<const timespec*>(static_cast<uintptr_t>(INT_MAX)), reinterpret_cast<void*>(to),
+                   expected);
 }
 
 // Wake on an arbitrary user address (semaphores, mutexes, futex words of the program).

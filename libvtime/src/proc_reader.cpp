@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,26 +29,53 @@ bool is_number(const char* s) {
   return true;
 }
 
+// Field `field` (1-based, as in proc(5)) of a stat line; 0 when the line is too short.
+// Fields 1 and 2 (pid, comm) are not supported: counting starts after the ")" of the comm.
+long long stat_field(const char* buf, int field) {
+  const char* p = strrchr(buf, ')');
+  if (!p || p[1] != ' ' || field < 3) return 0;
+  p += 2;  // field 3
+  for (int f = 3; f < field; ++f) {
+    p = strchr(p, ' ');
+    if (!p) return 0;
+    ++p;
+  }
+  return strtoll(p, nullptr, 10);
+}
+
 }  // namespace
 
 ProcReader::~ProcReader() {
-  for (auto& [tid, f] : fds_) {
-    if (f.stat >= 0) close(f.stat);
-    if (f.schedstat >= 0) close(f.schedstat);
-    if (f.syscall >= 0) close(f.syscall);
+  for (auto& [tid, f] : fds_) close_thread(f);
+  for (auto& [pid, e] : procs_) {
+    if (e.stat >= 0) close(e.stat);
   }
+  if (stat_fd_ >= 0) close(stat_fd_);
 }
 
-void ProcReader::prune(const std::unordered_set<pid_t>& live) {
+void ProcReader::close_thread(ThreadFds& f) {
+  if (f.stat >= 0) close(f.stat);
+  if (f.schedstat >= 0) close(f.schedstat);
+  if (f.syscall >= 0) close(f.syscall);
+  f = ThreadFds{};
+}
+
+void ProcReader::prune(const std::unordered_set<pid_t>& live_tids, const std::unordered_set<pid_t>& live_pids) {
   for (auto it = fds_.begin(); it != fds_.end();) {
-    if (live.count(it->first)) {
+    if (live_tids.count(it->first)) {
+      ++it;
+      continue;
+    }
+    close_thread(it->second);
+    it = fds_.erase(it);
+  }
+  for (auto it = procs_.begin(); it != procs_.end();) {
+    if (live_pids.count(it->first)) {
       ++it;
       continue;
     }
     if (it->second.stat >= 0) close(it->second.stat);
-    if (it->second.schedstat >= 0) close(it->second.schedstat);
-    if (it->second.syscall >= 0) close(it->second.syscall);
-    it = fds_.erase(it);
+    it = procs_.erase(it);
   }
 }
 
@@ -70,36 +98,54 @@ char ProcReader::process_state(pid_t pid, uint64_t* start_time, pid_t* ppid) {
   return state;
 }
 
-std::vector<pid_t> ProcReader::descendants(const std::unordered_set<pid_t>& roots) {
-  std::unordered_map<pid_t, pid_t> seen;
-  DIR* d = opendir("/proc");
-  if (!d) return {};
-  while (dirent* e = readdir(d)) {
-    if (!is_number(e->d_name)) continue;
-    pid_t pid = static_cast<pid_t>(atoi(e->d_name));
-    auto it = ppid_cache_.find(pid);
-    pid_t ppid = 0;
-    if (it != ppid_cache_.end()) {
-      ppid = it->second;  // a pid keeps its parent until it is reaped (re-parenting aside)
-    } else {
+uint64_t ProcReader::forks() {
+  if (stat_fd_ < 0) stat_fd_ = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+  if (stat_fd_ < 0) return 0;
+  // /proc/stat is about 1 KB on a small machine; the per-cpu lines grow with the cpu count.
+  char buf[16384];
+  if (pread_all(stat_fd_, buf, sizeof buf) <= 0) return 0;
+  const char* p = strstr(buf, "\nprocesses ");
+  return p ? strtoull(p + 11, nullptr, 10) : 0;
+}
+
+std::vector<pid_t> ProcReader::descendants(const std::unordered_set<pid_t>& roots, uint64_t forks) {
+  if (forks == 0 || forks != ppid_forks_) {
+    // Something was created somewhere (or we cannot tell): list every process again. The parent
+    // of a process listed before is kept without reading its stat again when its /proc entry is
+    // the same one (same inode number): a process that died and whose pid went to a new process
+    // has a new entry, whose parent is read. A process keeps its remembered parent even if it is
+    // re-parented later, so an orphaned descendant stays in the tree.
+    std::unordered_map<pid_t, PpidEntry> seen;
+    DIR* d = opendir("/proc");
+    if (!d) return {};
+    while (dirent* e = readdir(d)) {
+      if (!is_number(e->d_name)) continue;
+      pid_t pid = static_cast<pid_t>(atoi(e->d_name));
+      auto it = ppid_cache_.find(pid);
+      if (it != ppid_cache_.end() && it->second.ino == e->d_ino) {
+        seen.emplace(pid, it->second);
+        continue;
+      }
       char state;
+      pid_t ppid = 0;
       char path[64];
       snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
       std::string s = read_small(path);
       if (s.empty() || !parse_proc_stat(s.c_str(), &state, &ppid, nullptr)) continue;
+      seen.emplace(pid, PpidEntry{e->d_ino, ppid});
     }
-    seen.emplace(pid, ppid);
+    closedir(d);
+    ppid_cache_ = std::move(seen);
+    ppid_forks_ = forks;
   }
-  closedir(d);
-  ppid_cache_ = seen;
   // Transitive closure from the roots.
   std::unordered_set<pid_t> tree(roots.begin(), roots.end());
   std::vector<pid_t> out;
   bool grew = true;
   while (grew) {
     grew = false;
-    for (auto& [pid, ppid] : seen) {
-      if (!tree.count(pid) && tree.count(ppid)) {
+    for (auto& [pid, e] : ppid_cache_) {
+      if (!tree.count(pid) && tree.count(e.ppid)) {
         tree.insert(pid);
         out.push_back(pid);
         grew = true;
@@ -109,20 +155,74 @@ std::vector<pid_t> ProcReader::descendants(const std::unordered_set<pid_t>& root
   return out;
 }
 
-bool ProcReader::sample_one(pid_t pid, pid_t tid, ThreadSample& s) {
-  ThreadFds& f = fds_[tid];
-  char path[96];
+bool ProcReader::process_status(pid_t pid, ProcessStatus& out) {
   char buf[1024];
   for (int attempt = 0; attempt < 2; ++attempt) {
-    if (f.stat < 0) {
-      snprintf(path, sizeof path, "/proc/%d/task/%d/stat", static_cast<int>(pid), static_cast<int>(tid));
-      f.stat = open(path, O_RDONLY | O_CLOEXEC);
-      snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", static_cast<int>(pid), static_cast<int>(tid));
-      f.schedstat = open(path, O_RDONLY | O_CLOEXEC);
-      snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", static_cast<int>(pid), static_cast<int>(tid));
-      f.syscall = open(path, O_RDONLY | O_CLOEXEC);
-      if (f.stat < 0) break;
+    ProcessEntry& e = procs_[pid];
+    if (e.stat < 0) {
+      // The leader's own stat, not /proc/PID/stat: that one sums counters over every thread of
+      // the group (several times dearer for a process with many threads). The state letter,
+      // start time and thread count are the same in both.
+      char path[64];
+      snprintf(path, sizeof path, "/proc/%d/task/%d/stat", static_cast<int>(pid), static_cast<int>(pid));
+      e.stat = open(path, O_RDONLY | O_CLOEXEC);
+      if (e.stat < 0) break;
     }
+    if (pread_all(e.stat, buf, sizeof buf) > 0 && parse_proc_stat(buf, &out.state, nullptr, &out.start_time)) {
+      out.threads = static_cast<long>(stat_field(buf, 20));
+      return true;
+    }
+    // Bound to a process that is gone (ESRCH): forget it, and look once for a new one.
+    close(e.stat);
+    e = ProcessEntry{};
+  }
+  if (auto it = procs_.find(pid); it != procs_.end()) {
+    if (it->second.stat >= 0) close(it->second.stat);
+    procs_.erase(it);
+  }
+  return false;
+}
+
+bool ProcReader::thread_ids(pid_t pid, uint64_t forks, long threads, std::vector<pid_t>& out) {
+  ProcessEntry& e = procs_[pid];
+  if (forks != 0 && e.listed_forks == forks && e.listed_threads == threads) {
+    out = e.tids;
+    return true;
+  }
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/task", static_cast<int>(pid));
+  DIR* d = opendir(path);
+  if (!d) return false;
+  out.clear();
+  while (dirent* ent = readdir(d)) {
+    if (is_number(ent->d_name)) out.push_back(static_cast<pid_t>(atoi(ent->d_name)));
+  }
+  closedir(d);
+  e.tids = out;
+  e.listed_forks = forks;
+  e.listed_threads = threads;
+  return true;
+}
+
+bool ProcReader::open_thread(pid_t pid, pid_t tid, ThreadFds& f) {
+  // Only the missing ones: syscall_line() may have opened the last one already.
+  auto open_one = [&](int& fd, const char* name) {
+    if (fd >= 0) return;
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/%s", static_cast<int>(pid), static_cast<int>(tid), name);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+  };
+  open_one(f.stat, "stat");
+  open_one(f.schedstat, "schedstat");
+  open_one(f.syscall, "syscall");
+  return f.stat >= 0;
+}
+
+bool ProcReader::sample(pid_t pid, pid_t tid, ThreadSample& s) {
+  ThreadFds& f = fds_[tid];
+  char buf[1024];
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (f.stat < 0 && !open_thread(pid, tid, f)) break;
     if (pread_all(f.stat, buf, sizeof buf) > 0 && parse_proc_stat(buf, &s.state, nullptr, nullptr)) {
       s.pid = pid;
       s.tid = tid;
@@ -140,13 +240,33 @@ bool ProcReader::sample_one(pid_t pid, pid_t tid, ThreadSample& s) {
       return true;
     }
     // A stale descriptor (the tid was reused or the thread is gone): reopen once.
-    if (f.stat >= 0) close(f.stat);
-    if (f.schedstat >= 0) close(f.schedstat);
-    if (f.syscall >= 0) close(f.syscall);
-    f = ThreadFds{};
+    close_thread(f);
   }
+  close_thread(f);
   fds_.erase(tid);
   return false;
+}
+
+int ProcReader::syscall_line(pid_t pid, pid_t tid, char* buf, size_t cap) {
+  ThreadFds& f = fds_[tid];
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (f.syscall < 0) {
+      // Only this file: a proven sleeper is never read through the other two.
+      char path[96];
+      snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", static_cast<int>(pid), static_cast<int>(tid));
+      f.syscall = open(path, O_RDONLY | O_CLOEXEC);
+      if (f.syscall < 0) break;
+    }
+    ssize_t n = pread_all(f.syscall, buf, cap);
+    if (n > 0) {
+      if (buf[n - 1] == '\n') buf[--n] = 0;
+      return static_cast<int>(n);
+    }
+    close_thread(f);
+  }
+  close_thread(f);
+  fds_.erase(tid);
+  return -1;
 }
 
 bool ProcReader::sample_threads(pid_t pid, std::vector<ThreadSample>& out) {
@@ -157,7 +277,7 @@ bool ProcReader::sample_threads(pid_t pid, std::vector<ThreadSample>& out) {
   while (dirent* e = readdir(d)) {
     if (!is_number(e->d_name)) continue;
     ThreadSample s;
-    if (sample_one(pid, static_cast<pid_t>(atoi(e->d_name)), s)) out.push_back(s);
+    if (sample(pid, static_cast<pid_t>(atoi(e->d_name)), s)) out.push_back(s);
   }
   closedir(d);
   return true;

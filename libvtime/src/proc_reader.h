@@ -1,7 +1,9 @@
 // Reading the kernel's view of the wrapped tree from /proc: which processes descend from the
 // root, which threads they have, and for each thread its scheduler state and counters. File
-// descriptors of per-thread files are kept open between scans (pread is ~1 us, open+read+close
-// several times that), which is what keeps an idle decision cheap.
+// descriptors of per-thread and per-process files are kept open between scans (pread is ~1-2 us,
+// open+read+close several times that), and what can only change when a task is created (the
+// process tree, a process's thread list) is re-read only when the machine's fork counter moved:
+// that is what keeps an idle decision cheap.
 #pragma once
 
 #include <sys/types.h>
@@ -25,7 +27,18 @@ struct ThreadSample {
   // left the cpu, and a task leaving the cpu in that window may still wake another one.
   bool running = false;
   long syscall_nr = -1;    // the blocking system call, -1 when not in one
+  // Non-zero: a vtime sleeper, proven blocked in its own slot's futex wait number `wait_seq`
+  // (the controller's sleeper proof); its counters are then not read and stay 0.
+  uint64_t wait_seq = 0;
+  uint64_t proof = 0;      // and the id of that proof (a new proof never matches an earlier sample)
   bool operator==(const ThreadSample&) const = default;
+};
+
+// What the leader thread's stat line says about a process.
+struct ProcessStatus {
+  char state = 0;          // the leader's state letter ('Z' zombie)
+  uint64_t start_time = 0; // clock ticks since boot: tells a process from a later one with its pid
+  long threads = 0;        // threads in the thread group
 };
 
 class ProcReader {
@@ -35,13 +48,35 @@ class ProcReader {
   ProcReader(const ProcReader&) = delete;
   ProcReader& operator=(const ProcReader&) = delete;
 
+  // The machine's fork counter (/proc/stat "processes": every clone since boot, threads
+  // included; it never goes back). 0 when unreadable, which disables every cache keyed on it.
+  // Read it before the caches it validates: a task created after the read moves it for the next.
+  uint64_t forks();
   // Descendants of any pid in `roots` (found through the ppid of every process on the machine).
-  std::vector<pid_t> descendants(const std::unordered_set<pid_t>& roots);
-  // Appends one sample per thread of pid. Returns false if the process is gone.
+  // With the same non-zero `forks` as the previous call, /proc is not read again: no task was
+  // created anywhere since, so no process can have joined the tree; only the closure over the
+  // remembered parents is recomputed (the roots may differ).
+  std::vector<pid_t> descendants(const std::unordered_set<pid_t>& roots, uint64_t forks = 0);
+  // State of process pid through a descriptor on its leader's stat kept open. false when the
+  // process is gone (reaped). A kept descriptor stays bound to the process it was opened on, so
+  // after the pid is reused it fails and is reopened on the new process.
+  bool process_status(pid_t pid, ProcessStatus& out);
+  // Thread ids of pid. Re-listed only when `forks` (non-zero) or the thread count `threads`
+  // (from process_status) differs from the previous listing: a new thread moves the fork
+  // counter, an exit lowers the count (an exit plus a creation moves the counter). false when
+  // the process is gone.
+  bool thread_ids(pid_t pid, uint64_t forks, long threads, std::vector<pid_t>& out);
+  // Appends one full sample per thread of pid (uncached listing). Returns false if it is gone.
   bool sample_threads(pid_t pid, std::vector<ThreadSample>& out);
-  // State letter of a process ('Z' zombie), or 0 when it does not exist.
-  // Closes the cached descriptors of threads not in `live`.
-  void prune(const std::unordered_set<pid_t>& live);
+  // One full sample of a thread: stat, schedstat, then syscall. false if the thread is gone.
+  bool sample(pid_t pid, pid_t tid, ThreadSample& s);
+  // The thread's /proc/.../syscall line without its newline: "running", or the system call
+  // number, its six arguments, the stack and instruction pointers. Returns the length, or -1.
+  int syscall_line(pid_t pid, pid_t tid, char* buf, size_t cap);
+  // Closes the cached descriptors of threads not in `live_tids` and of processes not in
+  // `live_pids`.
+  void prune(const std::unordered_set<pid_t>& live_tids, const std::unordered_set<pid_t>& live_pids);
+  // State letter of a process ('Z' zombie), or 0 when it does not exist (opens the file anew).
   static char process_state(pid_t pid, uint64_t* start_time = nullptr, pid_t* ppid = nullptr);
   static std::string read_small(const std::string& path);
 
@@ -51,9 +86,23 @@ class ProcReader {
     int schedstat = -1;
     int syscall = -1;
   };
-  bool sample_one(pid_t pid, pid_t tid, ThreadSample& s);
+  struct ProcessEntry {
+    int stat = -1;              // /proc/PID/task/PID/stat
+    std::vector<pid_t> tids;    // last listing
+    uint64_t listed_forks = 0;  // fork counter read before that listing (0: never listed)
+    long listed_threads = -1;   // thread count read before that listing
+  };
+  struct PpidEntry {
+    uint64_t ino;  // inode number of the /proc/PID directory entry: new for each process
+    pid_t ppid;
+  };
+  bool open_thread(pid_t pid, pid_t tid, ThreadFds& f);
+  static void close_thread(ThreadFds& f);
   std::unordered_map<pid_t, ThreadFds> fds_;
-  std::unordered_map<pid_t, pid_t> ppid_cache_;  // pid -> ppid of processes seen on the last scan
+  std::unordered_map<pid_t, ProcessEntry> procs_;
+  std::unordered_map<pid_t, PpidEntry> ppid_cache_;  // pid -> parent of processes seen on the last scan
+  uint64_t ppid_forks_ = 0;                          // fork counter read before that scan
+  int stat_fd_ = -1;                                 // /proc/stat
 };
 
 }  // namespace vtime::detail

@@ -18,6 +18,7 @@ struct ThreadState {
   int32_t tid = 0;
   int32_t depth = 0;   // nested waits (a signal handler that sleeps) use temporary slots
   int32_t evfd = -1;   // the thread's eventfd for fd waits, created on first use
+  uint64_t futex_calls = 0;  // futex waits made by wait_word (the tag of the next one)
 };
 
 ThreadState& thread_state();

@@ -5,12 +5,18 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <functional>
 #include <string>
@@ -194,4 +200,106 @@ TEST(Controller, WaitIdleReturnsWhenInterrupted) {
   EXPECT_EQ(ctl.wait_idle([&] { return ++calls > 20; }), IdleResult::kInterrupted);
   kill(child, SIGKILL);
   waitpid(child, nullptr, 0);
+}
+
+namespace {
+
+int g_handler_pipe = -1;
+
+// Runs for 100 ms of real time (the child is not under the shim: clock_gettime is the kernel's),
+// then reports. While it runs the tree is not idle, even though the thread's sleep slot still
+// says Waiting.
+void busy_handler(int) {
+  timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  do {
+    clock_gettime(CLOCK_MONOTONIC, &t);
+  } while ((t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec) < 100000000LL);
+  if (write(g_handler_pipe, "h", 1) != 1) _exit(4);
+}
+
+bool handler_ran(int fd) {
+  char c = 0;
+  return read(fd, &c, 1) == 1 && c == 'h';
+}
+
+// A child whose second thread (not the leader: the leader's own state is read on every scan)
+// sleeps (virtual) with a SIGUSR1 handler that keeps it busy, and exits the child when its sleep
+// ends with EINTR. The leader reports the sleeper's tid on `tid_fd`, then waits on `relay` (a
+// call we do not intercept) and signals the sleeper when a byte arrives (relay_fd < 0: never).
+pid_t spawn_signalled_sleeper(Session& s, int report_fd, int tid_fd, int relay_fd) {
+  return spawn(s, [=] {
+    g_handler_pipe = report_fd;
+    struct sigaction sa {};
+    sa.sa_handler = busy_handler;
+    sigaction(SIGUSR1, &sa, nullptr);
+    std::atomic<pid_t> tid{0};
+    std::thread sleeper([&] {
+      tid = static_cast<pid_t>(syscall(SYS_gettid));
+      timespec ts{3600, 0};
+      int r = vtime_nanosleep(&ts, nullptr);
+      _exit(r == -1 && errno == EINTR ? 0 : 6);
+    });
+    while (tid.load() == 0) sched_yield();
+    pid_t t = tid.load();
+    if (write(tid_fd, &t, sizeof t) != sizeof t) _exit(5);
+    char c;
+    if (relay_fd >= 0 && read(relay_fd, &c, 1) == 1) pthread_kill(sleeper.native_handle(), SIGUSR1);
+    for (;;) pause();
+    return 0;
+  });
+}
+
+pid_t read_tid(int fd) {
+  pid_t t = 0;
+  return read(fd, &t, sizeof t) == sizeof t ? t : 0;
+}
+
+}  // namespace
+
+// A sleeper proven idle by the cheap path (its syscall line only) must stop counting as idle as
+// soon as a signal wakes it, and until its handler is done.
+TEST(Controller, SleeperInterruptedBySignalIsBusyUntilItsHandlerEnds) {
+  Session s = Session::create();
+  int report[2];
+  int tids[2];
+  ASSERT_EQ(pipe2(report, O_NONBLOCK), 0);
+  ASSERT_EQ(pipe(tids), 0);
+  pid_t child = spawn_signalled_sleeper(s, report[1], tids[1], -1);
+  pid_t sleeper = read_tid(tids[0]);
+  ASSERT_GT(sleeper, 0);
+  Controller ctl(s, child);
+  for (int i = 0; i < 5; ++i) ASSERT_EQ(ctl.wait_idle(nullptr), IdleResult::kIdle);  // proofs made and reused
+  EXPECT_FALSE(handler_ran(report[0]));
+  syscall(SYS_tgkill, child, sleeper, SIGUSR1);
+  bool exited = false;
+  int status = 0;
+  ctl.wait_idle([&] { return exited || (exited = waitpid(child, &status, WNOHANG) == child); });
+  EXPECT_TRUE(handler_ran(report[0])) << "idle declared while the signal handler was still running";
+  if (!exited) waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  for (int fd : {report[0], report[1], tids[0], tids[1]}) close(fd);
+}
+
+// The same through the tree: a thread blocked in a call we do not intercept is released, signals
+// the proven sleeper and blocks again (pause) before the controller looks.
+TEST(Controller, SleeperSignalledByAnotherThreadOfTheTreeIsBusyUntilItsHandlerEnds) {
+  Session s = Session::create();
+  int report[2], relay[2], tids[2];
+  ASSERT_EQ(pipe2(report, O_NONBLOCK), 0);
+  ASSERT_EQ(pipe(relay), 0);
+  ASSERT_EQ(pipe(tids), 0);
+  pid_t child = spawn_signalled_sleeper(s, report[1], tids[1], relay[0]);
+  ASSERT_GT(read_tid(tids[0]), 0);
+  Controller ctl(s, child);
+  for (int i = 0; i < 5; ++i) ASSERT_EQ(ctl.wait_idle(nullptr), IdleResult::kIdle);
+  ASSERT_EQ(write(relay[1], "x", 1), 1);
+  usleep(20000);  // let the relay run and block again: the controller must still see the handler
+  bool exited = false;
+  int status = 0;
+  ctl.wait_idle([&] { return exited || (exited = waitpid(child, &status, WNOHANG) == child); });
+  EXPECT_TRUE(handler_ran(report[0])) << "idle declared while the signal handler was still running";
+  if (!exited) waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  for (int fd : {report[0], report[1], relay[0], relay[1], tids[0], tids[1]}) close(fd);
 }

@@ -56,7 +56,7 @@ class Controller {
   // Earliest deadline among pending waits of live threads; nullopt if none.
   std::optional<TimePoint> next_deadline();
   // Sets the clock to t (never backwards) and wakes every waiter due at or before t, in
-  // (deadline, registration) order. Returns how many it woke.
+  // deadline order (waiters due at one instant are woken together). Returns how many it woke.
   int advance_to(TimePoint t);
   // Sets the clock to t (never backwards) without waking anyone (a message at t is delivered
   // before the timers due at t fire).
