@@ -48,11 +48,6 @@ std::map<std::string, std::string> read_schedule(const std::string& path) {
   return out;
 }
 
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
-  return s;
-}
-
 pid_t start_simulator(const RunOptions& o, const std::string& endpoint) {
   std::vector<std::string> argv;
   if (!o.batsim.empty()) {
@@ -113,7 +108,7 @@ int run_action(const RunOptions& o) {
   std::string dir = dir_template;
   b.batsim_endpoint = "ipc://" + dir + "/batsim";
   b.scheduler_endpoint = "ipc://" + dir + "/scheduler";
-  for (auto& a : o.command) b.scheduler_command.push_back(replace_all(a, "{endpoint}", b.scheduler_endpoint));
+  b.scheduler_command = o.command;  // the broker puts the endpoint in for "{endpoint}"
   bool tty = isatty(2) && !o.quiet;
   if (tty) b.progress = [](const std::string& line) { fprintf(stderr, "\r\033[K%s", line.c_str()); };
 

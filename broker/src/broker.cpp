@@ -103,7 +103,14 @@ class Conversation {
     monitor_ = zmq::socket_t(ctx_, zmq::socket_type::pair);
     monitor_.connect("inproc://vtime-broker-monitor");
     sched_.connect(opts_.scheduler_endpoint);
-    SpawnResult r = spawn_in_session(session_, opts_.shim_path, opts_.scheduler_command,
+    std::vector<std::string> command;
+    for (std::string a : opts_.scheduler_command) {
+      for (size_t p = a.find("{endpoint}"); p != std::string::npos; p = a.find("{endpoint}", p + opts_.scheduler_endpoint.size())) {
+        a.replace(p, 10, opts_.scheduler_endpoint);
+      }
+      command.push_back(std::move(a));
+    }
+    SpawnResult r = spawn_in_session(session_, opts_.shim_path, command,
                                      {{"VTIME_SCHED_ENDPOINT", opts_.scheduler_endpoint}});
     if (!r.pid) throw Stop(r.exit_code, "scheduler: " + r.error);
     child_ = r.pid;

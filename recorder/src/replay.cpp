@@ -324,11 +324,6 @@ class TracePort final : public broker::BatsimPort {
   Comparator& cmp_;
 };
 
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
-  return s;
-}
-
 std::string short_json(const Json& j, size_t max = 400) {
   std::string s = j.dump(-1, ' ', false, Json::error_handler_t::replace);
   if (s.size() > max) s = s.substr(0, max) + "...";
@@ -397,7 +392,6 @@ ReplayResult replay(const ReplayOptions& o) {
   }
 
   broker::Options b = o.broker;
-  b.scheduler_command.clear();
   std::vector<std::string> cmd = o.scheduler;
   if (cmd.empty() && h.contains("scheduler")) cmd = h["scheduler"].get<std::vector<std::string>>();
   if (cmd.empty()) return refuse(kReplayUsage, "no scheduler command (none given, none recorded)");
@@ -406,7 +400,7 @@ ReplayResult replay(const ReplayOptions& o) {
   if (!mkdtemp(dir_template)) return refuse(kReplayInternal, "mkdtemp failed");
   std::string dir = dir_template;
   b.scheduler_endpoint = "ipc://" + dir + "/scheduler";
-  for (auto& a : cmd) b.scheduler_command.push_back(replace_all(a, "{endpoint}", b.scheduler_endpoint));
+  b.scheduler_command = cmd;  // the broker puts the endpoint in for "{endpoint}"
 
   Expected expected(*reader);
   Comparator cmp(expected, o);

@@ -61,7 +61,7 @@ struct Aborted : std::runtime_error {
 struct Options {
   std::string batsim_endpoint = "tcp://127.0.0.1:28000";  // bound (REP); Batsim connects
   std::string scheduler_endpoint;                         // connected (REQ); the scheduler binds
-  std::vector<std::string> scheduler_command;
+  std::vector<std::string> scheduler_command;             // "{endpoint}" in it becomes scheduler_endpoint
   std::string shim_path;
   int64_t epoch_ns = 0;
 
