@@ -256,15 +256,18 @@ void Recorder::observe(int64_t t) {
   }
 }
 
+// Timers fire in deadline order, ties in the order they were armed.
+bool Recorder::fires_before(const Timer& a, const Timer& b) {
+  return a.deadline != b.deadline ? a.deadline < b.deadline : a.id < b.id;
+}
+
 void Recorder::before_advance(int64_t from, int64_t to) {
   observe(from);
   std::vector<std::pair<uint64_t, Timer>> due;
   for (auto& [wseq, tm] : pending_) {
     if (tm.deadline <= to) due.emplace_back(wseq, tm);
   }
-  std::sort(due.begin(), due.end(), [](auto& a, auto& b) {
-    return a.second.deadline != b.second.deadline ? a.second.deadline < b.second.deadline : a.second.id < b.second.id;
-  });
+  std::sort(due.begin(), due.end(), [](auto& a, auto& b) { return fires_before(a.second, b.second); });
   for (auto& [wseq, tm] : due) {
     pending_.erase(wseq);
     put(timer_record("fire", tm, to));
@@ -303,9 +306,7 @@ void Recorder::finish(int exit_code, int64_t t) {
 
 std::vector<Json> Recorder::pending_timers() const {
   std::vector<std::pair<uint64_t, Timer>> all(pending_.begin(), pending_.end());
-  std::sort(all.begin(), all.end(), [](auto& a, auto& b) {
-    return a.second.deadline != b.second.deadline ? a.second.deadline < b.second.deadline : a.second.id < b.second.id;
-  });
+  std::sort(all.begin(), all.end(), [](auto& a, auto& b) { return fires_before(a.second, b.second); });
   std::vector<Json> out;
   for (auto& [wseq, tm] : all) {
     Json r;

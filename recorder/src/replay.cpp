@@ -133,6 +133,12 @@ std::string classify(const Json& e, const Json& a, const std::string& path) {
   return "record";
 }
 
+// The kind of a divergence where the recorded run had `rec` and the replayed run nothing.
+std::string missing_kind(const Json& rec) {
+  std::string type = rec.value("type", std::string("record"));
+  return type == "msg" ? "missing message" : "missing " + type;
+}
+
 // The recorded records, read one ahead.
 class Expected {
  public:
@@ -204,7 +210,7 @@ class Comparator final : public RecordSink {
     const Json* e = ex_.peek();
     if (e) {
       divergence_ = Divergence{e->value("seq", uint64_t{0}), e->value("t", int64_t{0}),
-                               e->value("type", "") == "msg" ? "missing message" : "missing " + e->value("type", std::string("record")),
+                               missing_kind(*e),
                                *e, Json(), std::nullopt};
     } else if (ex_.cut()) {
       cut_ = true;
@@ -214,7 +220,7 @@ class Comparator final : public RecordSink {
   // The port found the run waiting for the simulator while the trace expects something else.
   [[noreturn]] void run_waits_for_simulator(const Json& expected) {
     diverge({expected.value("seq", uint64_t{0}), expected.value("t", int64_t{0}),
-             expected.value("type", "") == "msg" ? "missing message" : "missing " + expected.value("type", std::string("record")),
+             missing_kind(expected),
              expected, Json("(the scheduler's step ended: the run waits for the next simulator message)"), std::nullopt});
   }
 

@@ -101,6 +101,7 @@ class Recorder {
     int64_t deadline;
   };
   Json timer_record(const char* op, const Timer& tm, int64_t t);
+  static bool fires_before(const Timer& a, const Timer& b);
 
   RecordSink& sink_;
   std::vector<std::string> ignored_;
