@@ -2,6 +2,7 @@
 #include "broker_options.h"
 #include "command.h"
 #include <vtime/recorder/recording.h>
+#include "embedded_sim.h"
 #include "epoch.h"
 #include "shim_path.h"
 
@@ -48,19 +49,9 @@ std::map<std::string, std::string> read_schedule(const std::string& path) {
   return out;
 }
 
-pid_t start_simulator(const RunOptions& o, const std::string& endpoint) {
-  std::vector<std::string> argv;
-  if (!o.batsim.empty()) {
-    argv = {"/bin/sh", "-c", o.batsim + " -s '" + endpoint + "'"};
-  } else {
-    argv = {"/proc/self/exe", "sim", "-e", o.prefix, "-s", endpoint};
-    if (!o.platform.empty()) {
-      argv.insert(argv.end(), {"-p", o.platform});
-    } else {
-      argv.insert(argv.end(), {"--hosts", std::to_string(o.hosts)});
-    }
-    argv.insert(argv.end(), {"-w", o.workload});
-  }
+// Real Batsim (--batsim): its own process, with our endpoint appended as its -s.
+pid_t start_batsim(const RunOptions& o, const std::string& endpoint) {
+  std::vector<std::string> argv = {"/bin/sh", "-c", o.batsim + " -s '" + endpoint + "'"};
   pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {
@@ -70,10 +61,50 @@ pid_t start_simulator(const RunOptions& o, const std::string& endpoint) {
     for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     execv(args[0], args.data());
-    perror("vtime run: cannot start the simulator");
+    perror("vtime run: cannot start Batsim");
     _exit(125);
   }
   return pid;
+}
+
+// Waits for Batsim to exit after the conversation (it exits once SIMULATION_ENDS is answered;
+// on a failure it was sent SIGTERM), never forever. Returns its wait status; *killed when it
+// had to be killed.
+int reap_batsim(pid_t pid, bool* killed) {
+  int status = 0;
+  auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > give_up) {
+      fprintf(stderr, "vtime run: Batsim did not exit 30 s after the end of the conversation; killing it\n");
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      *killed = true;
+      break;
+    }
+    usleep(10000);
+  }
+  return status;
+}
+
+// The embedded simulator, its inputs read before anything starts: a bad file is a usage error.
+std::unique_ptr<EmbeddedSimulator> make_embedded(const RunOptions& o) {
+  auto platform = o.platform.empty() ? sim::make_platform(o.hosts, "master_host")
+                                     : sim::load_platform_xml(o.platform, "master_host");
+  if (!platform) {
+    fprintf(stderr, "vtime run: %s\n", platform.error().c_str());
+    return nullptr;
+  }
+  auto workload = sim::load_workload(o.workload, "w0");
+  if (!workload) {
+    fprintf(stderr, "vtime run: %s\n", workload.error().c_str());
+    return nullptr;
+  }
+  auto outputs = sim::Outputs::open(o.prefix);
+  if (!outputs) {
+    fprintf(stderr, "vtime run: %s\n", outputs.error().c_str());
+    return nullptr;
+  }
+  return std::make_unique<EmbeddedSimulator>(std::move(*platform), std::move(*workload), std::move(*outputs));
 }
 
 int run_action(const RunOptions& o) {
@@ -106,6 +137,18 @@ int run_action(const RunOptions& o) {
     return kExitInternal;
   }
   std::string dir = dir_template;
+  // The embedded simulator runs in this process (embedded_sim.h); SIGINT/SIGTERM then end it in
+  // order, so its outputs keep what happened.
+  std::unique_ptr<EmbeddedSimulator> embedded;
+  if (o.batsim.empty()) {
+    sim::install_stop_signals();
+    embedded = make_embedded(o);
+    if (!embedded) {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+      return kExitUsage;
+    }
+  }
   b.batsim_endpoint = "ipc://" + dir + "/batsim";
   b.scheduler_endpoint = "ipc://" + dir + "/scheduler";
   b.scheduler_command = o.command;  // the broker puts the endpoint in for "{endpoint}"
@@ -124,7 +167,8 @@ int run_action(const RunOptions& o) {
     if (!o.workload.empty()) rs.inputs.emplace_back("workload", o.workload);
     rs.scheduler = o.command;
     rs.epoch_ns = b.epoch_ns;
-    rs.endpoints = {{"batsim", b.batsim_endpoint}, {"scheduler", b.scheduler_endpoint}};
+    rs.endpoints = {{"scheduler", b.scheduler_endpoint}};
+    if (!o.batsim.empty()) rs.endpoints.emplace_back("batsim", b.batsim_endpoint);
     std::string err;
     recording = recorder::Recording::start(rs, &err);
     if (!recording) {
@@ -137,35 +181,37 @@ int run_action(const RunOptions& o) {
   }
 
   auto wall_start = std::chrono::steady_clock::now();
-  pid_t sim = start_simulator(o, b.batsim_endpoint);
-  b.batsim_pid = sim;
-  if (recording) recording->set_pid("simulator", sim);
   broker::Summary summary;
-  int code = broker::run(b, &summary);
-  if (tty) fprintf(stderr, "\r\033[K");
-  int sim_status = 0;
-  if (code != broker::kExitOk) kill(sim, SIGTERM);
-  // The simulator writes its outputs and exits once SIMULATION_ENDS is answered (or on SIGTERM);
-  // never wait for it forever.
-  auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (waitpid(sim, &sim_status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > give_up) {
-      fprintf(stderr, "vtime run: the simulator did not exit 30 s after the end of the conversation; killing it\n");
-      kill(sim, SIGKILL);
-      waitpid(sim, &sim_status, 0);
-      if (code == broker::kExitOk) code = broker::kExitBatsimError;
-      break;
+  int code;
+  if (embedded) {
+    b.batsim_port = embedded.get();
+    code = broker::run(b, &summary);
+    if (tty) fprintf(stderr, "\r\033[K");
+    // The simulator writes its outputs and ends once SIMULATION_ENDS is answered; after a
+    // failure it is told the conversation is over and writes what happened so far.
+    int sim_code = embedded->finish();
+    if (code == broker::kExitOk && sim_code != 0) {
+      fprintf(stderr, "vtime run: the simulator failed: %s\n", embedded->error().c_str());
+      code = sim_code;
     }
-    usleep(10000);
+  } else {
+    pid_t batsim = start_batsim(o, b.batsim_endpoint);
+    b.batsim_pid = batsim;
+    if (recording) recording->set_pid("simulator", batsim);
+    code = broker::run(b, &summary);
+    if (tty) fprintf(stderr, "\r\033[K");
+    if (code != broker::kExitOk) kill(batsim, SIGTERM);
+    bool killed = false;
+    int st = reap_batsim(batsim, &killed);
+    if (code == broker::kExitOk && (killed || !(WIFEXITED(st) && WEXITSTATUS(st) == 0))) {
+      fprintf(stderr, "vtime run: Batsim failed (status %d)\n", st);
+      code = killed ? broker::kExitBatsimError : WIFEXITED(st) ? WEXITSTATUS(st) : kExitInternal;
+    }
   }
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
   if (recording && !recording->end(wall, o.compress)) code = code ? code : kExitInternal;
-  if (code == broker::kExitOk && !(WIFEXITED(sim_status) && WEXITSTATUS(sim_status) == 0)) {
-    fprintf(stderr, "vtime run: the simulator failed (status %d)\n", sim_status);
-    return WIFEXITED(sim_status) ? WEXITSTATUS(sim_status) : kExitInternal;
-  }
   if (code != broker::kExitOk) return code;
   if (!o.quiet && o.batsim.empty()) {
     auto s = read_schedule(o.prefix + "_schedule.csv");

@@ -9,13 +9,6 @@ namespace vtime::cli {
 
 namespace {
 
-// Exit codes of `vtime sim` (documented in docs/sim.md and in --help).
-constexpr int kSimOk = 0;
-constexpr int kSimInvalidReply = 3;   // the scheduler broke the protocol
-constexpr int kSimStalled = 4;        // jobs left undecided with nothing pending
-constexpr int kSimPeerFailed = 5;     // ZeroMQ error while talking to the scheduler
-constexpr int kSimSignalBase = 128;   // interrupted: 128 + signal number (130 SIGINT, 143 SIGTERM)
-
 struct SimOptions {
   std::string platform;
   int hosts = 0;
@@ -42,16 +35,10 @@ int run_sim(const SimOptions& o) {
   auto outputs = sim::Outputs::open(o.prefix);
   if (!outputs) return fail(outputs.error(), kExitUsage);
 
+  // Exit codes: sim::exit_status (documented in docs/sim.md and in --help).
   sim::RunReport r = sim::simulate(*platform, *workload, **outputs, **peer);
-  switch (r.outcome) {
-    case sim::Outcome::completed: return kSimOk;
-    case sim::Outcome::invalid_reply: return fail(r.error, kSimInvalidReply);
-    case sim::Outcome::stalled: return fail(r.error, kSimStalled);
-    case sim::Outcome::peer_failed: return fail(r.error, kSimPeerFailed);
-    case sim::Outcome::interrupted: return fail(r.error, kSimSignalBase + r.signal);
-    case sim::Outcome::output_failed: return fail(r.error, kExitUsage);
-  }
-  return kExitInternal;
+  int code = sim::exit_status(r);
+  return code == 0 ? 0 : fail(r.error, code);
 }
 
 }  // namespace

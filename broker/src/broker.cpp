@@ -63,6 +63,10 @@ class Conversation {
       fprintf(stderr, "vtime broker: %s\n", s.what());
       code = s.code;
       record_safely([&](recorder::Recorder& r) { r.error(code, s.what(), session_.now().ns()); });
+    } catch (const SimulatorGone& g) {
+      fprintf(stderr, "vtime broker: %s\n", g.what());
+      code = g.code;
+      record_safely([&](recorder::Recorder& r) { r.error(code, g.what(), session_.now().ns()); });
     } catch (const Aborted& a) {
       code = a.code;
       aborted_ = true;
@@ -115,7 +119,6 @@ class Conversation {
     if (!r.pid) throw Stop(r.exit_code, "scheduler: " + r.error);
     child_ = r.pid;
     ctl_.emplace(session_, child_);
-    ctl_->watch_own_threads(true);  // our ZeroMQ I/O threads carry the messages in flight
     if (opts_.recorder) opts_.recorder->attach(session_, child_);
   }
 
@@ -253,7 +256,12 @@ class Conversation {
         if (wait_timeout_policy(crash_at)) break;
         continue;
       }
+      // Our own ZeroMQ I/O threads may still carry the request: while they work, the scheduler's
+      // tree can look idle without having seen it. Only this wait needs them: once the reply is
+      // here (REQ/REP), nothing of ours is in flight, so the other decisions skip them.
+      ctl_->watch_own_threads(true);
       ctl_->wait_idle([&] { return reply_ready() || child_exited() || Clock::now() > crash_at; });
+      ctl_->watch_own_threads(false);
       if (reply_ready()) break;
       if (child_exited()) {
         // A scheduler may reply and exit at once (to SIMULATION_ENDS): its reply can still be

@@ -31,7 +31,11 @@ void run_due(ProcessContext& c) {
 
 void* agent_main(void* arg) {
   auto* c = static_cast<ProcessContext*>(arg);
-  auto& word = c->seg->processes[c->proc_index].agent_word;
+  auto& slot = c->seg->processes[c->proc_index];
+  auto& word = slot.agent_word;
+  // Lets the controller prove this thread idle with one read (Controller, "sleeper proofs"):
+  // only this thread ever waits on agent_word, always in wait_word.
+  slot.agent_tid.store(gettid_raw(), std::memory_order_release);
   for (;;) {
     uint32_t w = word.load(std::memory_order_acquire);
     pthread_mutex_lock(&g_lock);

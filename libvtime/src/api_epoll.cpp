@@ -34,12 +34,13 @@ int epoll_until(ProcessContext& c, int epfd, epoll_event* events, int maxevents,
   }
 }
 
+// `real` gets the wait's seq, the tag of a tagged call.
 template <typename Real>
 int infinite(ProcessContext& c, Real&& real) {
   int r, err;
   {
     WaitScope w(c, TimePoint::never(), abi::kReasonEpoll, abi::kWakeNone);
-    r = real();
+    r = real(w.seq());
     err = errno;
   }
   errno = err;
@@ -53,14 +54,14 @@ extern "C" {
 int vtime_epoll_wait(int epfd, struct epoll_event* events, int maxevents, int timeout_ms) {
   ProcessContext* c = context();
   if (!c || timeout_ms == 0) return libc().epoll_wait(epfd, events, maxevents, timeout_ms);
-  if (timeout_ms < 0) return infinite(*c, [&] { return libc().epoll_wait(epfd, events, maxevents, -1); });
+  if (timeout_ms < 0) return infinite(*c, [&](uint64_t tag) { return tagged_epoll_wait(epfd, events, maxevents, nullptr, tag); });
   return epoll_until(*c, epfd, events, maxevents, now(*c) + milliseconds(timeout_ms), nullptr);
 }
 
 int vtime_epoll_pwait(int epfd, struct epoll_event* events, int maxevents, int timeout_ms, const sigset_t* sigmask) {
   ProcessContext* c = context();
   if (!c || timeout_ms == 0) return libc().epoll_pwait(epfd, events, maxevents, timeout_ms, sigmask);
-  if (timeout_ms < 0) return infinite(*c, [&] { return libc().epoll_pwait(epfd, events, maxevents, -1, sigmask); });
+  if (timeout_ms < 0) return infinite(*c, [&](uint64_t tag) { return tagged_epoll_wait(epfd, events, maxevents, sigmask, tag); });
   return epoll_until(*c, epfd, events, maxevents, now(*c) + milliseconds(timeout_ms), sigmask);
 }
 
@@ -70,7 +71,7 @@ int vtime_epoll_pwait2(int epfd, struct epoll_event* events, int maxevents, cons
   if (!c || (timeout && timeout->tv_sec == 0 && timeout->tv_nsec == 0)) {
     return libc().epoll_pwait2(epfd, events, maxevents, timeout, sigmask);
   }
-  if (!timeout) return infinite(*c, [&] { return libc().epoll_pwait2(epfd, events, maxevents, nullptr, sigmask); });
+  if (!timeout) return infinite(*c, [&](uint64_t tag) { return tagged_epoll_wait(epfd, events, maxevents, sigmask, tag); });
   if (timeout->tv_sec < 0 || timeout->tv_nsec < 0 || timeout->tv_nsec >= 1000000000L) {
     errno = EINVAL;
     return -1;

@@ -19,7 +19,7 @@ int vtime_poll(struct pollfd* fds, nfds_t nfds, int timeout_ms) {
     int r, err;
     {
       WaitScope w(*c, TimePoint::never(), abi::kReasonPoll, abi::kWakeNone);
-      r = libc().poll(fds, nfds, -1);
+      r = tagged_ppoll(fds, nfds, nullptr, w.seq());
       err = errno;
     }
     errno = err;
@@ -39,7 +39,7 @@ int vtime_ppoll(struct pollfd* fds, nfds_t nfds, const struct timespec* timeout,
     int r, err;
     {
       WaitScope w(*c, TimePoint::never(), abi::kReasonPoll, abi::kWakeNone);
-      r = libc().ppoll(fds, nfds, nullptr, sigmask);
+      r = tagged_ppoll(fds, nfds, sigmask, w.seq());
       err = errno;
     }
     errno = err;

@@ -44,6 +44,8 @@ uint32_t claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint64_t
   for (uint32_t i = 0; i < abi::kProcessSlots; ++i) {
     auto& p = seg.processes[i];
     if (p.state.load(std::memory_order_acquire) == 1 && p.pid.load() == pid) {
+      // The same process after exec: its agent (if it had one) is gone with the old image.
+      p.agent_tid.store(0);
       if (start_time != 0) p.start_time.store(start_time);
       return i;
     }
@@ -58,6 +60,7 @@ uint32_t claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint64_t
       p.start_time.store(start_time);
       p.clock_reads.store(0);
       p.clock_digest.store(0);
+      p.agent_tid.store(0);
       p.state.store(1, std::memory_order_release);
       notify_activity(seg);
       return i;

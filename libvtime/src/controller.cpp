@@ -126,9 +126,24 @@ const char* syscall_name(long nr) {
 // What this gives up: a thread stopped by a debugger alone (ptrace, 't') inside its sleep is not
 // seen as stopped, since only its syscall line is read. A stop of the whole process (SIGSTOP,
 // ^Z) still holds the clock: the leader's own state is read every scan.
+// Tagged waits and agents: the same proof for two more kinds of threads.
+//
+// - A thread in an intercepted fd wait (poll/ppoll/epoll/select families with or without a
+//   virtual timeout, once in the real call) blocks in ppoll or epoll_pwait with no signal mask
+//   and abi::kTaggedWaitMark | its slot's seq in the ignored mask-size argument (fd_wait.h).
+//   The seq is unique in the session and the scope makes one such call, so a line naming it is
+//   that wait's own call (fact 2 without the count), and two equal reads (fact 1) saw the thread
+//   blocked in it all along. A kernel-internal wake-up that finds nothing ready goes back to
+//   sleep inside the call without running any user code.
+// - A process's agent thread (its tid published in its ProcessSlot) waits in wait_word() on the
+//   slot's agent_word, which no other task ever waits on: exactly the sleeper's facts 1 and 2,
+//   with agent_word in place of the slot's word.
+enum class ProofKind : uint8_t { kSleeper, kTagged, kAgent };
+
 struct SleeperProof {
-  uint32_t slot = 0;
-  uint64_t seq = 0;
+  ProofKind kind = ProofKind::kSleeper;
+  uint32_t slot = 0;  // waiter slot, or process slot for an agent
+  uint64_t seq = 0;   // the wait's seq (0 for an agent)
   uint32_t word = 0;
   uint64_t id = 0;  // unique per proof: a sample names the proof it relies on
   std::string line;
@@ -142,6 +157,24 @@ bool is_futex_wait_on(const char* line, uint32_t word) {
   strtoull(end, &end, 16);  // uaddr: in the sleeper's address space, unknown here
   strtoull(end, &end, 16);  // op
   return strtoull(end, nullptr, 16) == word;
+}
+
+// A tagged fd wait of the wait numbered `seq` (see above): ppoll(fds, n, tmo, NULL, tag) or
+// epoll_pwait(epfd, events, max, timeout, NULL, tag).
+bool is_tagged_wait(const char* line, uint64_t seq) {
+  char* end = nullptr;
+  long nr = strtol(line, &end, 10);
+  int mask_arg;
+  if (nr == SYS_ppoll) {
+    mask_arg = 3;
+  } else if (nr == SYS_epoll_pwait) {
+    mask_arg = 4;
+  } else {
+    return false;
+  }
+  uint64_t args[6];
+  for (auto& a : args) a = strtoull(end, &end, 16);
+  return args[mask_arg] == 0 && args[mask_arg + 1] == (abi::kTaggedWaitMark | seq);
 }
 
 }  // namespace
@@ -206,24 +239,30 @@ struct Controller::Impl {
     return all;
   }
 
-  // True when thread `tid` of `pid`, whose slot `slot` was read as (Waiting, seq, word), is a
-  // proven sleeper for this scan (see "Sleeper proofs" above). `confirming`: the scan may end a
-  // decision, so an existing proof must be re-read.
-  bool proven_sleeper(pid_t pid, pid_t tid, uint32_t slot, uint64_t seq, uint32_t word, bool confirming,
-                      uint64_t* proof_id) {
-    auto& w = seg.waiters[slot];
+  // True when thread `tid` of `pid`, found waiting in `ref` (a waiter slot read as (Waiting,
+  // seq, word), or for an agent its process slot and agent_word), is proven blocked in that
+  // wait for this scan (see "Sleeper proofs" and "Tagged waits and agents" above).
+  // `confirming`: the scan may end a decision, so an existing proof must be re-read.
+  bool proven_sleeper(pid_t pid, pid_t tid, const SleeperProof& ref, bool confirming, uint64_t* proof_id) {
     auto same_wait = [&] {
-      return w.state.load(std::memory_order_acquire) == abi::kWaiting && w.seq.load(std::memory_order_acquire) == seq &&
-             w.word.load(std::memory_order_acquire) == word && w.tid.load(std::memory_order_relaxed) == tid;
+      if (ref.kind == ProofKind::kAgent) {
+        auto& p = seg.processes[ref.slot];
+        return p.agent_word.load(std::memory_order_acquire) == ref.word &&
+               p.agent_tid.load(std::memory_order_acquire) == tid;
+      }
+      auto& w = seg.waiters[ref.slot];
+      return w.state.load(std::memory_order_acquire) == abi::kWaiting && w.seq.load(std::memory_order_acquire) == ref.seq &&
+             w.word.load(std::memory_order_acquire) == ref.word && w.tid.load(std::memory_order_relaxed) == tid;
     };
     auto it = proofs.find(tid);
-    bool known = it != proofs.end() && it->second.slot == slot && it->second.seq == seq && it->second.word == word;
+    bool known = it != proofs.end() && it->second.kind == ref.kind && it->second.slot == ref.slot &&
+                 it->second.seq == ref.seq && it->second.word == ref.word;
     if (known && !confirming) {
       *proof_id = it->second.id;
       return true;
     }
     char line[256];
-    int n = proc.syscall_line(pid, tid, line, sizeof line);
+    int n = proc.syscall_line(pid, tid, line, sizeof line - 1);
     if (known) {
       // The same call as when the proof was made, still blocked, and still the same wait (read
       // after the line: a wait that ended and a new one begun in between has another seq).
@@ -238,11 +277,26 @@ struct Controller::Impl {
     // A new proof: the line first, then the count (see fact 2). It only counts for a decision
     // once a later read shows the same line: its new id makes this scan's sample differ from
     // every earlier one, so only a later scan can end a decision with it.
-    if (n <= 0 || !is_futex_wait_on(line, word) || detail::futex_waiters(&w.word, word) != 1 || !same_wait()) {
-      return false;
+    if (n <= 0) return false;
+    line[n] = 0;
+    bool ok = false;
+    switch (ref.kind) {
+      case ProofKind::kSleeper:
+        ok = is_futex_wait_on(line, ref.word) && detail::futex_waiters(&seg.waiters[ref.slot].word, ref.word) == 1;
+        break;
+      case ProofKind::kAgent:
+        ok = is_futex_wait_on(line, ref.word) && detail::futex_waiters(&seg.processes[ref.slot].agent_word, ref.word) == 1;
+        break;
+      case ProofKind::kTagged:
+        ok = is_tagged_wait(line, ref.seq);
+        break;
     }
+    if (!ok || !same_wait()) return false;
     *proof_id = ++last_proof_id;
-    proofs.emplace(tid, SleeperProof{slot, seq, word, *proof_id, std::string(line, static_cast<size_t>(n))});
+    SleeperProof p = ref;
+    p.id = *proof_id;
+    p.line.assign(line, static_cast<size_t>(n));
+    proofs.emplace(tid, std::move(p));
     return true;
   }
 
@@ -305,8 +359,8 @@ struct Controller::Impl {
     }
 
     // The waiter table. A thread slot whose thread is gone can never be consumed; a woken one
-    // means a wake-up the tree has not handled yet. Each thread's single futex wait, if it has
-    // one and nothing else, makes it a sleeper candidate.
+    // means a wake-up the tree has not handled yet. Each thread's single wait, if it has one
+    // and nothing else, makes it a candidate for a proof: a sleeper (futex) or a tagged fd wait.
     std::unordered_map<pid_t, int64_t> sleep_slot;  // tid -> slot, or -1: more than one wait
     for (uint32_t i = 0; i < abi::kWaiterSlots; ++i) {
       auto& w = seg.waiters[i];
@@ -333,33 +387,51 @@ struct Controller::Impl {
         ++snap.unconsumed;
       }
       if (timer) continue;
-      int64_t v = (st == abi::kWaiting && w.wake_kind.load() == abi::kWakeFutex) ? static_cast<int64_t>(i) : -1;
+      int64_t v = st == abi::kWaiting ? static_cast<int64_t>(i) : -1;
       auto [it, inserted] = sleep_slot.emplace(tid, v);
       if (!inserted) it->second = -1;
     }
     if (snap.busy) return snap;
 
-    // Sleepers first (see "Sleeper proofs"), then every other thread in full.
+    // Agents: tid -> process slot.
+    std::unordered_map<pid_t, uint32_t> agents;
+    for (uint32_t i = 0; i < abi::kProcessSlots; ++i) {
+      auto& p = seg.processes[i];
+      if (p.state.load(std::memory_order_acquire) != 1) continue;
+      pid_t a = p.agent_tid.load(std::memory_order_acquire);
+      if (a > 0 && live_pids.count(p.pid.load())) agents.emplace(a, i);
+    }
+
+    // Proven threads first (see "Sleeper proofs"), then every other thread in full.
     std::vector<Listed> others;
     for (const Listed& l : listed) {
-      auto s = sleep_slot.find(l.tid);
-      if (s != sleep_slot.end() && s->second >= 0) {
+      SleeperProof ref;
+      bool candidate = false;
+      if (auto a = agents.find(l.tid); a != agents.end()) {
+        ref.kind = ProofKind::kAgent;
+        ref.slot = a->second;
+        ref.word = seg.processes[a->second].agent_word.load(std::memory_order_acquire);
+        candidate = true;
+      } else if (auto s = sleep_slot.find(l.tid); s != sleep_slot.end() && s->second >= 0) {
         auto& w = seg.waiters[s->second];
-        uint64_t seq = w.seq.load(std::memory_order_acquire);
-        uint32_t word = w.word.load(std::memory_order_acquire);
-        uint64_t proof_id = 0;
-        if (w.state.load(std::memory_order_acquire) == abi::kWaiting &&
-            proven_sleeper(l.pid, l.tid, static_cast<uint32_t>(s->second), seq, word, confirming, &proof_id)) {
-          ThreadSample t;
-          t.pid = l.pid;
-          t.tid = l.tid;
-          t.state = 'S';
-          t.syscall_nr = SYS_futex;
-          t.wait_seq = seq;
-          t.proof = proof_id;
-          snap.threads.push_back(t);
-          continue;
-        }
+        uint32_t kind = w.wake_kind.load(std::memory_order_acquire);
+        ref.kind = kind == abi::kWakeFutex ? ProofKind::kSleeper : ProofKind::kTagged;
+        ref.slot = static_cast<uint32_t>(s->second);
+        ref.seq = w.seq.load(std::memory_order_acquire);
+        ref.word = w.word.load(std::memory_order_acquire);
+        candidate = w.state.load(std::memory_order_acquire) == abi::kWaiting;
+      }
+      uint64_t proof_id = 0;
+      if (candidate && proven_sleeper(l.pid, l.tid, ref, confirming, &proof_id)) {
+        ThreadSample t;
+        t.pid = l.pid;
+        t.tid = l.tid;
+        t.state = 'S';
+        t.syscall_nr = ref.kind == ProofKind::kTagged ? -1 : SYS_futex;
+        t.wait_seq = ref.seq;
+        t.proof = proof_id;
+        snap.threads.push_back(t);
+        continue;
       }
       others.push_back(l);
     }

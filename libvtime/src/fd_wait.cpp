@@ -1,8 +1,11 @@
 // Shared machinery of the fd-readiness waits (see fd_wait.h).
 #include "fd_wait.h"
 
+#include "futex.h"
 #include "libc.h"
 
+#include <pthread.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,6 +17,41 @@ static void write_eventfd(ProcessContext&, uint32_t, void*, uintptr_t fd) {
   uint64_t one = 1;
   ssize_t r = ::write(static_cast<int>(fd), &one, sizeof one);
   (void)r;
+}
+
+namespace {
+
+// A raw system call that is a cancellation point, as libc's own poll is: asynchronous
+// cancellation is enabled around it (what glibc does for its blocking calls).
+template <class F>
+long cancellable(F&& call) {
+  int old = PTHREAD_CANCEL_DEFERRED;
+  pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old);
+  long r = call();
+  pthread_setcanceltype(old, nullptr);
+  if (r < 0) {
+    errno = static_cast<int>(-r);
+    return -1;
+  }
+  return r;
+}
+
+}  // namespace
+
+int tagged_ppoll(pollfd* fds, nfds_t nfds, const sigset_t* sigmask, uint64_t seq) {
+  const long tag = static_cast<long>(abi::kTaggedWaitMark | seq);
+  if (sigmask) return libc().ppoll(fds, nfds, nullptr, sigmask);
+  return static_cast<int>(cancellable([&] {
+    return raw_syscall6(SYS_ppoll, reinterpret_cast<long>(fds), static_cast<long>(nfds), 0, 0, tag, 0);
+  }));
+}
+
+int tagged_epoll_wait(int epfd, epoll_event* events, int maxevents, const sigset_t* sigmask, uint64_t seq) {
+  const long tag = static_cast<long>(abi::kTaggedWaitMark | seq);
+  if (sigmask) return libc().epoll_pwait(epfd, events, maxevents, -1, sigmask);
+  return static_cast<int>(cancellable([&] {
+    return raw_syscall6(SYS_epoll_pwait, epfd, reinterpret_cast<long>(events), maxevents, -1, 0, tag);
+  }));
 }
 
 AgentAction eventfd_action(int evfd) {
@@ -42,7 +80,7 @@ int poll_until(ProcessContext& c, pollfd* fds, nfds_t nfds, TimePoint deadline, 
   int err;
   {
     WaitScope w(c, deadline, reason, abi::kWakeAgent, &a);
-    r = libc().ppoll(all, nfds + 1, nullptr, sigmask);
+    r = tagged_ppoll(all, nfds + 1, sigmask, w.seq());
     err = errno;
   }
   if (r < 0) {

@@ -27,8 +27,9 @@ struct ThreadSample {
   // left the cpu, and a task leaving the cpu in that window may still wake another one.
   bool running = false;
   long syscall_nr = -1;    // the blocking system call, -1 when not in one
-  // Non-zero: a vtime sleeper, proven blocked in its own slot's futex wait number `wait_seq`
-  // (the controller's sleeper proof); its counters are then not read and stay 0.
+  // With `proof` set: a thread proven blocked in one wait (the controller's sleeper proofs: a
+  // sleeper or a tagged fd wait number `wait_seq`, or an agent with wait_seq 0); its counters
+  // are then not read and stay 0.
   uint64_t wait_seq = 0;
   uint64_t proof = 0;      // and the id of that proof (a new proof never matches an earlier sample)
   bool operator==(const ThreadSample&) const = default;

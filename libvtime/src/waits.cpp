@@ -131,6 +131,8 @@ WaitScope::~WaitScope() {
   notify_activity(*c_.seg);
 }
 
+uint64_t WaitScope::seq() const { return c_.seg->waiters[slot_].seq.load(std::memory_order_relaxed); }
+
 bool WaitScope::woken() const {
   return c_.seg->waiters[slot_].state.load(std::memory_order_acquire) == abi::kWoken;
 }

@@ -41,6 +41,8 @@ class WaitScope {
   WaitScope& operator=(const WaitScope&) = delete;
 
   uint32_t slot() const { return slot_; }
+  // This wait's sequence number: unique in the session (a tagged call carries it, fd_wait.h).
+  uint64_t seq() const;
   // The controller reached the deadline (the slot was woken).
   bool woken() const;
   // kWakeFutex: blocks until woken (returns 0) or a signal handler ran (returns EINTR).

@@ -474,4 +474,16 @@ RunReport simulate(const Platform& platform, const Workload& workload, Outputs& 
   return sim.run();
 }
 
+int exit_status(const RunReport& r) {
+  switch (r.outcome) {
+    case Outcome::completed: return 0;
+    case Outcome::output_failed: return 2;
+    case Outcome::invalid_reply: return 3;
+    case Outcome::stalled: return 4;
+    case Outcome::peer_failed: return 5;
+    case Outcome::interrupted: return 128 + r.signal;
+  }
+  return 125;
+}
+
 }  // namespace vtime::sim

@@ -22,7 +22,7 @@
 namespace vtime::abi {
 
 inline constexpr uint64_t kMagic = 0x31454d4954565f56ULL;  // "V_VTIME1", little-endian
-inline constexpr uint32_t kVersion = 2;
+inline constexpr uint32_t kVersion = 3;
 inline constexpr uint32_t kWaiterSlots = 4096;
 inline constexpr uint32_t kProcessSlots = 512;
 inline constexpr uint32_t kThreadStatSlots = 4096;
@@ -58,6 +58,11 @@ struct alignas(64) WaiterSlot {
   std::atomic<uint32_t> is_timer;   // 1: owned by the process (timer), 0: owned by thread `tid`
 };
 
+// Tagged fd waits (libvtime/src/fd_wait.h): the real ppoll/epoll_pwait of an intercepted wait,
+// with no signal mask, carries kTaggedWaitMark | the wait slot's seq in the (then ignored)
+// mask-size argument, where the controller reads it in /proc/TID/syscall.
+inline constexpr uint64_t kTaggedWaitMark = 0x5654ull << 48;
+
 struct alignas(64) ProcessSlot {
   std::atomic<uint32_t> state;      // 0 free, 1 live
   std::atomic<int32_t> pid;
@@ -67,6 +72,7 @@ struct alignas(64) ProcessSlot {
   // Clock reads of the process's threads that have exited (their ThreadStat folded in here).
   std::atomic<uint64_t> clock_reads;
   std::atomic<uint64_t> clock_digest;
+  std::atomic<int32_t> agent_tid;   // the agent thread, 0 before it runs (the controller proves it idle)
 };
 
 // Clock reads of one thread, for decision traces (docs/trace-format.md, `clock` records). Only

@@ -58,6 +58,13 @@ struct Aborted : std::runtime_error {
   Aborted(int c, const std::string& what) : std::runtime_error(what), code(c) {}
 };
 
+// Thrown by a BatsimPort whose simulator has stopped (failed, interrupted, or ended early): the
+// run ends with `code`, and `what()` is reported and recorded like any other failure.
+struct SimulatorGone : std::runtime_error {
+  int code;
+  SimulatorGone(int c, const std::string& what) : std::runtime_error(what), code(c) {}
+};
+
 struct Options {
   std::string batsim_endpoint = "tcp://127.0.0.1:28000";  // bound (REP); Batsim connects
   std::string scheduler_endpoint;                         // connected (REQ); the scheduler binds

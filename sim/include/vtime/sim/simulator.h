@@ -47,4 +47,8 @@ struct RunReport {
 
 RunReport simulate(const Platform& platform, const Workload& workload, Outputs& outputs, Peer& peer);
 
+// `vtime sim`'s exit status for a run (docs/sim.md): 0 completed, 2 an output could not be
+// written, 3 invalid reply, 4 stalled, 5 the peer failed, 128 + N interrupted by signal N.
+int exit_status(const RunReport& r);
+
 }  // namespace vtime::sim
