@@ -2,6 +2,7 @@
 #include "agent.h"
 
 #include "futex.h"
+#include "slots.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -18,7 +19,7 @@ AgentAction* g_actions = nullptr;  // kWaiterSlots entries, allocated on first u
 bool g_started = false;
 
 void run_due(ProcessContext& c) {
-  for (uint32_t i = 0; i < abi::kWaiterSlots; ++i) {
+  for (uint32_t i = 0, n = waiter_limit(*c.seg); i < n; ++i) {
     AgentAction& a = g_actions[i];
     if (!a.fn) continue;
     auto& s = c.seg->waiters[i];

@@ -195,7 +195,8 @@ struct Controller::Impl {
   void reclaim(abi::ProcessSlot& p, pid_t pid, char st) {
     VTIME_LOGF("controller", LogLevel::kDebug, "process %d is gone (state %c): reclaiming its slots", pid, st ? st : '-');
     p.state.store(0, std::memory_order_release);
-    for (auto& w : seg.waiters) {
+    for (uint32_t i = 0, n = detail::waiter_limit(seg); i < n; ++i) {
+      auto& w = seg.waiters[i];
       if (w.state.load(std::memory_order_acquire) != abi::kFree && w.pid.load() == pid) {
         VTIME_LOGF("controller", LogLevel::kDebug, "  slot %d (tid %d, state %u, deadline %lld) freed",
                    static_cast<int>(&w - seg.waiters), w.tid.load(), w.state.load(),
@@ -266,8 +267,11 @@ struct Controller::Impl {
     if (known) {
       // The same call as when the proof was made, still blocked, and still the same wait (read
       // after the line: a wait that ended and a new one begun in between has another seq).
+      // The state letter is read too: a wake-up in flight to another cpu leaves the old line in
+      // place until that cpu runs the task, but already reads 'R' there (TASK_WAKING).
+      char st = 0;
       if (n > 0 && it->second.line.size() == static_cast<size_t>(n) && memcmp(it->second.line.data(), line, n) == 0 &&
-          same_wait()) {
+          (st = proc.thread_state(pid, tid)) != 0 && !running_state(st) && same_wait()) {
         *proof_id = it->second.id;
         return true;
       }
@@ -362,7 +366,7 @@ struct Controller::Impl {
     // means a wake-up the tree has not handled yet. Each thread's single wait, if it has one
     // and nothing else, makes it a candidate for a proof: a sleeper (futex) or a tagged fd wait.
     std::unordered_map<pid_t, int64_t> sleep_slot;  // tid -> slot, or -1: more than one wait
-    for (uint32_t i = 0; i < abi::kWaiterSlots; ++i) {
+    for (uint32_t i = 0, n = detail::waiter_limit(seg); i < n; ++i) {
       auto& w = seg.waiters[i];
       uint32_t st = w.state.load(std::memory_order_acquire);
       if (st != abi::kWaiting && st != abi::kWoken) continue;
@@ -531,7 +535,9 @@ IdleResult Controller::wait_idle(const std::function<bool()>& interrupted) {
 
 std::optional<TimePoint> Controller::next_deadline() {
   int64_t best = abi::kNoDeadline;
-  for (auto& w : impl_->seg.waiters) {
+  auto& seg = impl_->seg;
+  for (uint32_t i = 0, n = detail::waiter_limit(seg); i < n; ++i) {
+    auto& w = seg.waiters[i];
     if (w.state.load(std::memory_order_acquire) != abi::kWaiting) continue;
     best = std::min(best, w.deadline.load(std::memory_order_relaxed));
   }
@@ -578,7 +584,7 @@ int Controller::advance_to(TimePoint t) {
     uint32_t process;
   };
   std::vector<Due> due;
-  for (uint32_t i = 0; i < abi::kWaiterSlots; ++i) {
+  for (uint32_t i = 0, n = detail::waiter_limit(m.seg); i < n; ++i) {
     auto& w = m.seg.waiters[i];
     if (w.state.load(std::memory_order_acquire) != abi::kWaiting) continue;
     int64_t d = w.deadline.load(std::memory_order_relaxed);
@@ -671,7 +677,8 @@ std::vector<ThreadReport> Controller::describe() {
       snprintf(path, sizeof path, "/proc/%d/task/%d/comm", static_cast<int>(pid), static_cast<int>(t.tid));
       r.comm = ProcReader::read_small(path);
       if (!r.comm.empty() && r.comm.back() == '\n') r.comm.pop_back();
-      for (auto& w : m.seg.waiters) {
+      for (uint32_t i = 0, n = detail::waiter_limit(m.seg); i < n; ++i) {
+        auto& w = m.seg.waiters[i];
         uint32_t st = w.state.load();
         if ((st != abi::kWaiting && st != abi::kWoken) || w.is_timer.load() || w.tid.load() != t.tid) continue;
         int64_t d = w.deadline.load();

@@ -4,6 +4,7 @@
 #include <vtime/abi.h>
 
 #include "libc.h"
+#include "slots.h"
 
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -36,7 +37,8 @@ std::string thread_name(pid_t pid, pid_t tid) {
 std::vector<PendingWait> pending_waits(Session& s) {
   abi::Segment& seg = s.segment();
   std::vector<PendingWait> out;
-  for (auto& w : seg.waiters) {
+  for (uint32_t i = 0, n = detail::waiter_limit(seg); i < n; ++i) {
+    auto& w = seg.waiters[i];
     if (w.state.load(std::memory_order_acquire) != abi::kWaiting) continue;
     int64_t d = w.deadline.load(std::memory_order_relaxed);
     if (d == abi::kNoDeadline) continue;

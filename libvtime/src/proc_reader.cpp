@@ -222,7 +222,8 @@ bool ProcReader::sample(pid_t pid, pid_t tid, ThreadSample& s) {
   ThreadFds& f = fds_[tid];
   char buf[1024];
   for (int attempt = 0; attempt < 2; ++attempt) {
-    if (f.stat < 0 && !open_thread(pid, tid, f)) break;
+    // Proofs open some of these files alone (syscall_line, thread_state): open what is missing.
+    if ((f.stat < 0 || f.schedstat < 0 || f.syscall < 0) && !open_thread(pid, tid, f)) break;
     if (pread_all(f.stat, buf, sizeof buf) > 0 && parse_proc_stat(buf, &s.state, nullptr, nullptr)) {
       s.pid = pid;
       s.tid = tid;
@@ -251,7 +252,7 @@ int ProcReader::syscall_line(pid_t pid, pid_t tid, char* buf, size_t cap) {
   ThreadFds& f = fds_[tid];
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (f.syscall < 0) {
-      // Only this file: a proven sleeper is never read through the other two.
+      // Only this file: a proven sleeper is read through it and its stat (thread_state).
       char path[96];
       snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", static_cast<int>(pid), static_cast<int>(tid));
       f.syscall = open(path, O_RDONLY | O_CLOEXEC);
@@ -267,6 +268,24 @@ int ProcReader::syscall_line(pid_t pid, pid_t tid, char* buf, size_t cap) {
   close_thread(f);
   fds_.erase(tid);
   return -1;
+}
+
+char ProcReader::thread_state(pid_t pid, pid_t tid) {
+  ThreadFds& f = fds_[tid];
+  char buf[1024];
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (f.stat < 0) {
+      char path[96];
+      snprintf(path, sizeof path, "/proc/%d/task/%d/stat", static_cast<int>(pid), static_cast<int>(tid));
+      f.stat = open(path, O_RDONLY | O_CLOEXEC);
+      if (f.stat < 0) break;
+    }
+    char state = 0;
+    if (pread_all(f.stat, buf, sizeof buf) > 0 && parse_proc_stat(buf, &state, nullptr, nullptr)) return state;
+    close(f.stat);
+    f.stat = -1;
+  }
+  return 0;
 }
 
 bool ProcReader::sample_threads(pid_t pid, std::vector<ThreadSample>& out) {

@@ -74,6 +74,10 @@ class ProcReader {
   // The thread's /proc/.../syscall line without its newline: "running", or the system call
   // number, its six arguments, the stack and instruction pointers. Returns the length, or -1.
   int syscall_line(pid_t pid, pid_t tid, char* buf, size_t cap);
+  // The thread's state letter from its stat file, 0 if it is gone. Unlike the syscall line it
+  // shows a wake-up in flight: a task being woken on another cpu (TASK_WAKING, queued until that
+  // cpu takes its interrupt) reads 'R' here while its syscall line still shows the old call.
+  char thread_state(pid_t pid, pid_t tid);
   // Closes the cached descriptors of threads not in `live_tids` and of processes not in
   // `live_pids`.
   void prune(const std::unordered_set<pid_t>& live_tids, const std::unordered_set<pid_t>& live_pids);

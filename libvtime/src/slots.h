@@ -7,6 +7,12 @@
 
 namespace vtime::detail {
 
+// How many waiter slots to scan: none at or above this index has ever been claimed.
+inline uint32_t waiter_limit(const abi::Segment& seg) {
+  uint32_t n = seg.header.waiter_high.load(std::memory_order_seq_cst);
+  return abi::kWaiterSlots; (void)n;
+}
+
 inline void free_slot(abi::WaiterSlot& s) {
   s.pid.store(0, std::memory_order_relaxed);
   s.tid.store(0, std::memory_order_relaxed);

@@ -44,14 +44,18 @@ uint32_t claim_thread_slot(ProcessContext& c, pid_t tid) {
 }  // namespace
 
 uint32_t try_claim_slot(ProcessContext& c, pid_t tid, bool is_timer) {
-  static std::atomic<uint32_t> hint{0};
-  uint32_t start = hint.fetch_add(1, std::memory_order_relaxed);
-  for (uint32_t k = 0; k < abi::kWaiterSlots; ++k) {
-    uint32_t i = (start + k) % abi::kWaiterSlots;
+  // Lowest free slot first, so the used part of the table stays short (the controller scans up
+  // to waiter_high on every look). A thread claims its slot once and keeps it between waits.
+  auto& high = c.seg->header.waiter_high;
+  for (uint32_t i = 0; i < abi::kWaiterSlots; ++i) {
     auto& s = c.seg->waiters[i];
+    if (s.state.load(std::memory_order_relaxed) != abi::kFree) continue;
+    // Raised before the claim: a scan that sees the slot in use also sees it within the limit.
+    uint32_t h = high.load(std::memory_order_seq_cst);
+    while (h <= i && !high.compare_exchange_weak(h, i + 1, std::memory_order_seq_cst)) {
+    }
     uint32_t expected = abi::kFree;
-    if (s.state.load(std::memory_order_relaxed) == abi::kFree &&
-        s.state.compare_exchange_strong(expected, abi::kClaimed, std::memory_order_acq_rel)) {
+    if (s.state.compare_exchange_strong(expected, abi::kClaimed, std::memory_order_acq_rel)) {
       s.pid.store(c.pid, std::memory_order_relaxed);
       s.tid.store(tid, std::memory_order_relaxed);
       s.process.store(c.proc_index, std::memory_order_relaxed);

@@ -1,6 +1,7 @@
 // vtime/controller.h: idle detection, deadline order, advance counts, reports, reclaiming.
 // The controller drives real child processes that wait through libvtime's C API.
 #include <vtime/controller.h>
+#include <vtime/abi.h>
 #include <vtime/vtime.h>
 
 #include <gtest/gtest.h>
@@ -9,6 +10,8 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -18,6 +21,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <thread>
@@ -303,3 +307,115 @@ TEST(Controller, SleeperSignalledByAnotherThreadOfTheTreeIsBusyUntilItsHandlerEn
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   for (int fd : {report[0], report[1], relay[0], relay[1], tids[0], tids[1]}) close(fd);
 }
+
+namespace {
+
+// A child whose second thread waits for a byte on `in_fd` through an intercepted untimed fd wait
+// (poll, or epoll_wait on an epoll set holding in_fd), then works for 100 ms of real time and
+// reports on `report_fd`. The leader reports the waiter's tid on `tid_fd` and pauses.
+pid_t spawn_fd_waiter(Session& s, int report_fd, int tid_fd, int in_fd, bool use_epoll) {
+  return spawn(s, [=] {
+    g_handler_pipe = report_fd;
+    std::atomic<pid_t> tid{0};
+    std::thread waiter([&] {
+      tid = static_cast<pid_t>(syscall(SYS_gettid));
+      int r;
+      if (use_epoll) {
+        int ep = epoll_create1(0);
+        epoll_event ev{};
+        ev.events = EPOLLIN;
+        ev.data.fd = in_fd;
+        epoll_ctl(ep, EPOLL_CTL_ADD, in_fd, &ev);
+        epoll_event out{};
+        r = vtime_epoll_wait(ep, &out, 1, -1);
+      } else {
+        pollfd p{in_fd, POLLIN, 0};
+        r = vtime_poll(&p, 1, -1);
+      }
+      if (r != 1) _exit(6);
+      busy_handler(0);  // 100 ms of real work, then the report
+      _exit(0);
+    });
+    while (tid.load() == 0) sched_yield();
+    pid_t t = tid.load();
+    if (write(tid_fd, &t, sizeof t) != sizeof t) _exit(5);
+    for (;;) pause();
+    return 0;
+  });
+}
+
+// The thread's /proc syscall line as numbers: nr, six arguments (empty when running).
+std::vector<unsigned long long> syscall_fields(pid_t pid, pid_t tid) {
+  char path[96], buf[256] = {};
+  snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", pid, tid);
+  int fd = open(path, O_RDONLY);
+  ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+  if (fd >= 0) close(fd);
+  std::vector<unsigned long long> out;
+  if (n <= 0 || strncmp(buf, "running", 7) == 0) return out;
+  char* p = buf;
+  out.push_back(strtoull(p, &p, 10));
+  for (int i = 0; i < 6; ++i) out.push_back(strtoull(p, &p, 16));
+  return out;
+}
+
+void fd_waiter_case(bool use_epoll) {
+  Session s = Session::create();
+  int report[2], in[2], tids[2];
+  ASSERT_EQ(pipe2(report, O_NONBLOCK), 0);
+  ASSERT_EQ(pipe(in), 0);
+  ASSERT_EQ(pipe(tids), 0);
+  pid_t child = spawn_fd_waiter(s, report[1], tids[1], in[0], use_epoll);
+  pid_t waiter = read_tid(tids[0]);
+  ASSERT_GT(waiter, 0);
+  // Whatever fails below, the child must not outlive the test.
+  struct Reaper {
+    pid_t pid;
+    ~Reaper() {
+      if (pid > 0 && kill(pid, SIGKILL) == 0) waitpid(pid, nullptr, 0);
+    }
+  } reaper{child};
+  Controller ctl(s, child);
+  for (int i = 0; i < 5; ++i) ASSERT_EQ(ctl.wait_idle(nullptr), IdleResult::kIdle);  // proofs made and reused
+
+  // The real call is tagged with the wait slot's seq (what lets one read prove it blocked).
+  bool found = false;
+  uint64_t seq = 0;
+  for (auto& w : s.segment().waiters) {
+    if (w.state.load() == vtime::abi::kWaiting && w.tid.load() == waiter) {
+      found = true;
+      seq = w.seq.load();
+    }
+  }
+  ASSERT_TRUE(found) << "the waiter has no slot";
+  auto f = syscall_fields(child, waiter);
+  ASSERT_EQ(f.size(), 7u);
+  if (use_epoll) {
+    EXPECT_EQ(f[0], static_cast<unsigned long long>(SYS_epoll_pwait));
+    EXPECT_EQ(f[5], 0u);
+    EXPECT_EQ(f[6], vtime::abi::kTaggedWaitMark | seq);
+  } else {
+    EXPECT_EQ(f[0], static_cast<unsigned long long>(SYS_ppoll));
+    EXPECT_EQ(f[4], 0u);
+    EXPECT_EQ(f[5], vtime::abi::kTaggedWaitMark | seq);
+  }
+
+  // Data from outside the tree: the waiter is busy from then on until its work is done.
+  EXPECT_FALSE(handler_ran(report[0]));
+  ASSERT_EQ(write(in[1], "x", 1), 1);
+  bool exited = false;
+  int status = 0;
+  ctl.wait_idle([&] { return exited || (exited = waitpid(child, &status, WNOHANG) == child); });
+  EXPECT_TRUE(handler_ran(report[0])) << "idle declared while the woken fd waiter was still working";
+  if (!exited) waitpid(child, &status, 0);
+  reaper.pid = 0;  // reaped above
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  for (int fd : {report[0], report[1], in[0], in[1], tids[0], tids[1]}) close(fd);
+}
+
+}  // namespace
+
+// A thread in an untimed poll is proven idle by one read of its tagged syscall line; data that
+// wakes it makes the tree busy until it blocks again (here: until it exits).
+TEST(Controller, TaggedPollWaiterIsBusyOnceWokenByData) { fd_waiter_case(false); }
+TEST(Controller, TaggedEpollWaiterIsBusyOnceWokenByData) { fd_waiter_case(true); }

@@ -124,7 +124,9 @@ struct alignas(64) Header {
   std::atomic<uint64_t> advances;
   std::atomic<uint64_t> wakeups;
   std::atomic<uint32_t> spin_quantum_reads;  // 0 off; else advance after this many unblocked reads
-  std::atomic<uint32_t> reserved1;
+  // Waiter slots at or above this index have never been claimed: the controller and the agents
+  // scan only below it. Raised before a slot is claimed, never lowered.
+  std::atomic<uint32_t> waiter_high;
   ClockState clock;
 };
 
