@@ -142,6 +142,14 @@ int run_action(const RunOptions& o) {
   std::unique_ptr<EmbeddedSimulator> embedded;
   if (o.batsim.empty()) {
     sim::install_stop_signals();
+    // Only the simulation thread takes them (embedded_sim.h); this thread and every thread it
+    // starts from here on (the broker's ZeroMQ threads) keep them blocked. The scheduler starts
+    // with an empty mask (spawn_in_session).
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, nullptr);
     embedded = make_embedded(o);
     if (!embedded) {
       std::error_code ec;
@@ -238,7 +246,8 @@ Subcommand register_run(CLI::App& root) {
       "the scheduler's arguments (and VTIME_SCHED_ENDPOINT in its environment) is the ZeroMQ\n"
       "endpoint it must bind (REP). Exit status: 0 done; 2 usage; 3 the scheduler sent an invalid\n"
       "reply; 4 it exited or crashed before the end; 5 it stayed busy past --crash-timeout; 6 it is\n"
-      "blocked forever without replying; 7 the simulator failed; 125 internal error.");
+      "blocked forever without replying; 7 the simulator failed; 125 internal error; 128+N\n"
+      "interrupted by signal N (outputs are written). See docs/cli.md.");
   app->add_option("-p,--platform", o->platform, "SimGrid platform XML for the embedded simulator");
   app->add_option("--hosts", o->hosts, "Instead of -p: N identical compute hosts");
   app->add_option("-w,--workload", o->workload, "Batsim JSON workload");

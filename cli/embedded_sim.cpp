@@ -1,6 +1,9 @@
 // The embedded simulator in `vtime run`'s process (see embedded_sim.h).
 #include "embedded_sim.h"
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <chrono>
 
 namespace vtime::cli {
@@ -28,6 +31,14 @@ EmbeddedSimulator::EmbeddedSimulator(sim::Platform platform, sim::Workload workl
       outputs_(std::move(outputs)),
       port_(std::make_unique<Port>(*this)) {
   thread_ = std::thread([this] {
+    // The stop signals are taken here (the caller blocks them in its other threads, so that no
+    // ZeroMQ call of the broker fails with EINTR): the handler only sets a flag, which the
+    // rendezvous looks at every slice.
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_UNBLOCK, &stop, nullptr);
     sim::RunReport r = sim::simulate(platform_, workload_, *outputs_, *port_);
     std::lock_guard<std::mutex> lock(m_);
     report_ = std::move(r);
@@ -44,13 +55,14 @@ sim::PeerStatus EmbeddedSimulator::exchange(const std::string& request, std::str
   to_broker_ = request;
   to_broker_cv_.notify_one();
   for (;;) {
+    // A stop comes first, even with an answer waiting: a run that never pauses must stop too.
+    if (int sig = sim::stop_signal()) return {sim::PeerStatus::interrupted, sig, {}};
     if (to_sim_) {
       reply = std::move(*to_sim_);
       to_sim_.reset();
       return {};
     }
     if (broker_done_) return {sim::PeerStatus::failed, 0, "the broker stopped before answering"};
-    if (int sig = sim::stop_signal()) return {sim::PeerStatus::interrupted, sig, {}};
     to_sim_cv_.wait_for(lock, kSlice);
   }
 }

@@ -8,8 +8,10 @@
 // plugs in over ZeroMQ.
 //
 // SIGINT/SIGTERM (see sim::install_stop_signals) end the simulation in an orderly way: the
-// simulator writes its outputs and stops, and the broker's next recv() throws
-// broker::SimulatorGone with status 128 + the signal.
+// simulator writes its outputs and stops, and the broker's next recv() or send() throws
+// broker::SimulatorGone with status 128 + the signal. The simulation thread unblocks both
+// signals for itself; the caller blocks them in its own thread before constructing this, so
+// that its other threads (the broker, ZeroMQ's) never see them.
 //
 // Example:
 //     EmbeddedSimulator s(std::move(platform), std::move(workload), std::move(outputs));

@@ -11,6 +11,8 @@ Each binds REP at ENDPOINT, answers SIMULATION_BEGINS, and at the first JOB_SUBM
   child   starts a child process that sleeps (virtually) for a day, then crashes: the broker
           must leave nothing running.
   late    rejects the first 4 jobs (real decisions), then dies of SIGSEGV at the 5th, mid-run.
+  endless rejects every job and asks to be called back 1 s later, forever, after some real CPU
+          work per message: a valid run that only a signal ends.
 MARKER is an unused argument the tests grep for to prove no process is left behind.
 """
 import json
@@ -29,6 +31,16 @@ def main():
     seen = 0
     while True:
         msg = json.loads(sock.recv())
+        if mode == "endless":
+            for _ in range(100000):  # real work: the virtual clock does not move meanwhile
+                pass
+            now = msg["now"]
+            events = [{"timestamp": now, "type": "REJECT_JOB", "data": {"job_id": e["data"]["job_id"]}}
+                      for e in msg["events"] if e["type"] == "JOB_SUBMITTED"]
+            if not any(e["type"] == "SIMULATION_ENDS" for e in msg["events"]):
+                events.append({"timestamp": now, "type": "CALL_ME_LATER", "data": {"timestamp": now + 1}})
+            sock.send_string(json.dumps({"now": now, "events": events}))
+            continue
         if mode == "late":
             events = []
             for e in msg["events"]:

@@ -78,6 +78,48 @@ def run_case(name, args):
     print("PASS")
 
 
+def run_sigterm(args):
+    """SIGTERM to `vtime run` itself (not its process group) in the middle of an endless run: the
+    embedded simulator stops in order and writes its outputs, the broker ends the scheduler, and
+    vtime exits 128 + 15 naming the signal."""
+    import signal
+    import time
+    marker = "vtime-test-" + uuid.uuid4().hex
+    with tempfile.TemporaryDirectory(prefix="vtime-broker-test-") as tmp:
+        prefix = os.path.join(tmp, "out")
+        cmd = [args.vtime, "run", "--hosts", "4", "-w", os.path.join(args.data, "wl20.json"), "-e", prefix, "-q",
+               "--", PY, BAD, "endless", "{endpoint}", marker]
+        p = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+        # Until the run is under way: rows in _jobs.csv (one per rejected job).
+        deadline = time.time() + 60
+        while time.time() < deadline and p.poll() is None:
+            if os.path.exists(prefix + "_jobs.csv") and len(open(prefix + "_jobs.csv").read().splitlines()) > 1:
+                break
+            time.sleep(0.05)
+        if p.poll() is not None:
+            fail("vtime run ended by itself (status %s): %s" % (p.returncode, p.stderr.read()))
+        p.send_signal(signal.SIGTERM)
+        try:
+            _, err = p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            fail("vtime run did not stop within 60 s of SIGTERM")
+        print(err)
+        if p.returncode != 143:
+            fail("exit status %d after SIGTERM, expected 143" % p.returncode)
+        if "signal 15" not in err:
+            fail("stderr does not name signal 15")
+        for suffix in ("_jobs.csv", "_schedule.csv"):
+            if not os.path.exists(prefix + suffix):
+                fail("the simulator's %s was not written" % suffix)
+        if len(open(prefix + "_jobs.csv").read().splitlines()) < 2:
+            fail("_jobs.csv lost the rows written before the signal")
+        left = leftovers(marker)
+        if left:
+            fail("processes left running: %s" % left)
+    print("PASS")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("case", nargs="?")
@@ -86,9 +128,12 @@ def main():
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args()
     if args.list:
-        print("\n".join(list(INVALID) + list(SUPERVISION)))
+        print("\n".join(list(INVALID) + list(SUPERVISION) + ["sigterm"]))
         return
-    run_case(args.case, args)
+    if args.case == "sigterm":
+        run_sigterm(args)
+    else:
+        run_case(args.case, args)
 
 
 main()
