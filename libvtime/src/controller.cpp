@@ -81,63 +81,44 @@ const char* syscall_name(long nr) {
   }
 }
 
-// Sleeper proofs: how a decision avoids reading /proc for threads asleep on the virtual clock.
+// Proofs: how a decision avoids the three /proc reads for threads known to wait in our code.
 //
-// A "sleeper" is a thread whose only pending wait is one thread slot in state Waiting with
-// kWakeFutex: it blocks in wait_word() on the slot's futex word until the controller (or, for a
-// rwlock, an unlocking thread of its process) changes the word. The old rule read three /proc
-// files of every thread in both scans of a decision. For a sleeper one read of
-// /proc/TID/syscall per decision is enough, because of two facts:
+// The general rule reads stat, schedstat and syscall of every thread in both scans of a
+// decision. Three kinds of threads are proven blocked more cheaply. A proof made at time V lets
+// the candidate scan skip the thread entirely; the confirming scan re-checks it (below). When
+// the check passes, the thread ran no user code since V and so woke nobody: the decision treats
+// it like a thread whose counters did not change. Proven threads are read first: a thread that a
+// proven one could have woken before its own read is then read after it, and one woken after
+// its read by another thread of the tree is caught through that thread (its counters moved
+// between the two scans, and so on back to a cause outside the tree, which no scan can see).
 //
-//  1. The line names one system call. wait_word() passes a tag unique to each call of the
-//     thread as the fifth futex argument (ignored by FUTEX_WAIT), so two reads showing the same
-//     line (number, six arguments, stack and instruction pointers), neither "running", saw the
-//     thread inside one and the same call and blocked (the kernel answers only once the task is
-//     off the cpu and not runnable). In between it never returned to user space: leaving the
-//     call for any reason (a wake-up, the 1 s heartbeat, a signal, a stop and continue: that
-//     one comes back as restart_syscall, another number) and coming back makes a new tag.
-//     With a timeout always given, a signal handler ends the call with EINTR (the kernel never
-//     restarts it with the same registers), after which the wait is over: the slot leaves
-//     Waiting, and a new wait has a new seq.
-//  2. That call is the slot's own futex wait: right after the first read, futex_waiters() found
-//     exactly one task queued on the slot's word, with the word unchanged. Only the slot's owner
-//     ever waits on that word, and a task queued there is in wait_word(), not in user code. So
-//     when the same line is read again later, the call seen the first time (already blocked at
-//     that first read) was this wait; it contains the count, since the line was the same before
-//     and after it, and the count could not have found the thread queued in any other call.
+// Futex proofs (sleepers and agents). A "sleeper" is a thread whose only pending wait is one
+// thread slot in state Waiting with kWakeFutex: it blocks in wait_word() on the slot's futex
+// word until the controller (or, for a rwlock, an unlocking thread of its process) changes the
+// word. An agent (its tid published in its ProcessSlot) blocks in wait_word() on agent_word.
+// Only that one thread ever waits on its word. The check: futex_waiters() finds exactly one
+// task queued on the word with the word unchanged, then the thread's state letter is not
+// running, then the slot (seq, word) or agent word is still the same. Between V and that
+// check the thread can only have left its futex call for: a FUTEX_WAKE (it is dequeued, or the
+// word moved: seen); the 1 s heartbeat or a spurious return (wait_word's loop re-queues it
+// without running user code or waking anyone); a signal, whose handler is user code: wait_word
+// returns EINTR and the wait ends (the slot leaves Waiting; a new wait has a new seq), while the
+// handler runs the state is 'R', and a handler that blocks leaves the futex queue. The state
+// letter is read because a wake-up sent to a task on another cpu is queued until that cpu takes
+// its interrupt (TASK_WAKING): meanwhile a signalled task is still queued on the futex and its
+// syscall line is unchanged, but stat already says 'R'. A thread stopped alone by a debugger
+// ('t') or with its process ('T') reads as running, which holds the clock.
 //
-// Every 1 s heartbeat makes a new call, so a sleeper's proof is made again once a second (the
-// confirming scan that finds the new call starts the new proof; the decision needs one more
-// scan).
-//
-// So a proof (slot, seq, word, line) recorded at time V shows that, whenever a later read shows
-// the same line with the slot still Waiting with the same seq and word, the thread was blocked
-// in that one call all along since V and ran no code at all, so it woke nobody. The decision
-// (two scans with equal snapshots) then treats it like a thread whose counters did not change:
-// the candidate scan does not read it at all when the proof already exists (from an earlier
-// scan, possibly of an earlier decision), and the confirming scan reads only its syscall line,
-// before any other thread is read. Reading sleepers first matters: a thread that a sleeper
-// could have woken before its own read is then read after it, and a sleeper that was woken
-// after its read by another thread of the tree is caught through that thread (its counters
-// moved between the two scans, or it was woken after its own read, and so on back to a cause
-// outside the tree, which no scan can see, exactly as before). A sleeper woken by a signal and
-// not yet run reads "running"; one that ran shows another line or another slot state.
-//
-// What this gives up: a thread stopped by a debugger alone (ptrace, 't') inside its sleep is not
-// seen as stopped, since only its syscall line is read. A stop of the whole process (SIGSTOP,
-// ^Z) still holds the clock: the leader's own state is read every scan.
-// Tagged waits and agents: the same proof for two more kinds of threads.
-//
-// - A thread in an intercepted fd wait (poll/ppoll/epoll/select families with or without a
-//   virtual timeout, once in the real call) blocks in ppoll or epoll_pwait with no signal mask
-//   and abi::kTaggedWaitMark | its slot's seq in the ignored mask-size argument (fd_wait.h).
-//   The seq is unique in the session and the scope makes one such call, so a line naming it is
-//   that wait's own call (fact 2 without the count), and two equal reads (fact 1) saw the thread
-//   blocked in it all along. A kernel-internal wake-up that finds nothing ready goes back to
-//   sleep inside the call without running any user code.
-// - A process's agent thread (its tid published in its ProcessSlot) waits in wait_word() on the
-//   slot's agent_word, which no other task ever waits on: exactly the sleeper's facts 1 and 2,
-//   with agent_word in place of the slot's word.
+// Tagged proofs (fd waits). A thread in an intercepted fd wait (poll/ppoll/epoll families, with
+// or without a virtual timeout, once in the real call) blocks in ppoll or epoll_pwait with no
+// signal mask and abi::kTaggedWaitMark | its slot's seq in the ignored mask-size argument
+// (fd_wait.h). The seq is unique in the session and the scope makes one such call, so a
+// /proc/TID/syscall line naming it is that wait's own call, and two equal reads (the kernel
+// answers only once the task is off the cpu and not runnable) saw the thread inside one and the
+// same call: leaving it for any reason makes the wait end (new seq). A kernel-internal wake-up
+// that finds nothing ready goes back to sleep inside the call without running user code. The
+// state letter is read as for futex proofs. A new proof counts only once a later read shows the
+// same line (its new id makes the scan differ from every earlier one).
 enum class ProofKind : uint8_t { kSleeper, kTagged, kAgent };
 
 struct SleeperProof {
@@ -148,16 +129,6 @@ struct SleeperProof {
   uint64_t id = 0;  // unique per proof: a sample names the proof it relies on
   std::string line;
 };
-
-// A blocked futex call on `word` (the number is SYS_futex and the third argument, the value
-// compared, is `word`): the shape of wait_word's call. Anything else is not a proof.
-bool is_futex_wait_on(const char* line, uint32_t word) {
-  char* end = nullptr;
-  if (strtol(line, &end, 10) != SYS_futex) return false;
-  strtoull(end, &end, 16);  // uaddr: in the sleeper's address space, unknown here
-  strtoull(end, &end, 16);  // op
-  return strtoull(end, nullptr, 16) == word;
-}
 
 // A tagged fd wait of the wait numbered `seq` (see above): ppoll(fds, n, tmo, NULL, tag) or
 // epoll_pwait(epfd, events, max, timeout, NULL, tag).
@@ -262,6 +233,26 @@ struct Controller::Impl {
       *proof_id = it->second.id;
       return true;
     }
+    if (ref.kind != ProofKind::kTagged) {
+      // Futex waits (sleepers, agents): see "Futex proofs" above. Queued on the word now, the
+      // state letter not running (a signal's wake-up in flight leaves the task queued but reads
+      // 'R'), and the same wait after both reads.
+      auto* word = ref.kind == ProofKind::kAgent ? &seg.processes[ref.slot].agent_word : &seg.waiters[ref.slot].word;
+      char st = 0;
+      bool ok = detail::futex_waiters(word, ref.word) == 1 && (st = proc.thread_state(pid, tid)) != 0 &&
+                !running_state(st) && same_wait();
+      if (ok && known) {
+        *proof_id = it->second.id;
+        return true;
+      }
+      if (it != proofs.end()) proofs.erase(it);
+      if (!ok) return false;
+      *proof_id = ++last_proof_id;
+      SleeperProof p = ref;
+      p.id = *proof_id;
+      proofs.emplace(tid, std::move(p));
+      return true;
+    }
     char line[256];
     int n = proc.syscall_line(pid, tid, line, sizeof line - 1);
     if (known) {
@@ -275,27 +266,14 @@ struct Controller::Impl {
         *proof_id = it->second.id;
         return true;
       }
-      // Another call (most often the heartbeat's next one): this line may start a new proof.
     }
     if (it != proofs.end()) proofs.erase(it);
-    // A new proof: the line first, then the count (see fact 2). It only counts for a decision
-    // once a later read shows the same line: its new id makes this scan's sample differ from
-    // every earlier one, so only a later scan can end a decision with it.
+    // A new proof: it only counts for a decision once a later read shows the same line: its new
+    // id makes this scan's sample differ from every earlier one, so only a later scan can end a
+    // decision with it.
     if (n <= 0) return false;
     line[n] = 0;
-    bool ok = false;
-    switch (ref.kind) {
-      case ProofKind::kSleeper:
-        ok = is_futex_wait_on(line, ref.word) && detail::futex_waiters(&seg.waiters[ref.slot].word, ref.word) == 1;
-        break;
-      case ProofKind::kAgent:
-        ok = is_futex_wait_on(line, ref.word) && detail::futex_waiters(&seg.processes[ref.slot].agent_word, ref.word) == 1;
-        break;
-      case ProofKind::kTagged:
-        ok = is_tagged_wait(line, ref.seq);
-        break;
-    }
-    if (!ok || !same_wait()) return false;
+    if (!is_tagged_wait(line, ref.seq) || !same_wait()) return false;
     *proof_id = ++last_proof_id;
     SleeperProof p = ref;
     p.id = *proof_id;
