@@ -204,17 +204,20 @@ bool ProcReader::thread_ids(pid_t pid, uint64_t forks, long threads, std::vector
   return true;
 }
 
+// Opens /proc/PID/task/TID/NAME into fd unless it is open already; true when it is open.
+static bool open_task_file(pid_t pid, pid_t tid, const char* name, int& fd) {
+  if (fd >= 0) return true;
+  char path[96];
+  snprintf(path, sizeof path, "/proc/%d/task/%d/%s", static_cast<int>(pid), static_cast<int>(tid), name);
+  fd = open(path, O_RDONLY | O_CLOEXEC);
+  return fd >= 0;
+}
+
 bool ProcReader::open_thread(pid_t pid, pid_t tid, ThreadFds& f) {
-  // Only the missing ones: syscall_line() may have opened the last one already.
-  auto open_one = [&](int& fd, const char* name) {
-    if (fd >= 0) return;
-    char path[96];
-    snprintf(path, sizeof path, "/proc/%d/task/%d/%s", static_cast<int>(pid), static_cast<int>(tid), name);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-  };
-  open_one(f.stat, "stat");
-  open_one(f.schedstat, "schedstat");
-  open_one(f.syscall, "syscall");
+  // Only the missing ones: proofs open some of them alone (syscall_line, thread_state).
+  open_task_file(pid, tid, "stat", f.stat);
+  open_task_file(pid, tid, "schedstat", f.schedstat);
+  open_task_file(pid, tid, "syscall", f.syscall);
   return f.stat >= 0;
 }
 
@@ -251,13 +254,7 @@ bool ProcReader::sample(pid_t pid, pid_t tid, ThreadSample& s) {
 int ProcReader::syscall_line(pid_t pid, pid_t tid, char* buf, size_t cap) {
   ThreadFds& f = fds_[tid];
   for (int attempt = 0; attempt < 2; ++attempt) {
-    if (f.syscall < 0) {
-      // Only this file: a proven sleeper is read through it and its stat (thread_state).
-      char path[96];
-      snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", static_cast<int>(pid), static_cast<int>(tid));
-      f.syscall = open(path, O_RDONLY | O_CLOEXEC);
-      if (f.syscall < 0) break;
-    }
+    if (!open_task_file(pid, tid, "syscall", f.syscall)) break;
     ssize_t n = pread_all(f.syscall, buf, cap);
     if (n > 0) {
       if (buf[n - 1] == '\n') buf[--n] = 0;
@@ -274,12 +271,7 @@ char ProcReader::thread_state(pid_t pid, pid_t tid) {
   ThreadFds& f = fds_[tid];
   char buf[1024];
   for (int attempt = 0; attempt < 2; ++attempt) {
-    if (f.stat < 0) {
-      char path[96];
-      snprintf(path, sizeof path, "/proc/%d/task/%d/stat", static_cast<int>(pid), static_cast<int>(tid));
-      f.stat = open(path, O_RDONLY | O_CLOEXEC);
-      if (f.stat < 0) break;
-    }
+    if (!open_task_file(pid, tid, "stat", f.stat)) break;
     char state = 0;
     if (pread_all(f.stat, buf, sizeof buf) > 0 && parse_proc_stat(buf, &state, nullptr, nullptr)) return state;
     close(f.stat);
