@@ -254,6 +254,17 @@ pid_t spawn_signalled_sleeper(Session& s, int report_fd, int tid_fd, int relay_f
   });
 }
 
+// Waits for idleness (or the child's exit): the child's busy thread must have reported on
+// `report_fd` by then, and the child must exit 0. Reaps the child.
+void expect_busy_until_reported(Controller& ctl, pid_t child, int report_fd, const char* what) {
+  bool exited = false;
+  int status = 0;
+  ctl.wait_idle([&] { return exited || (exited = waitpid(child, &status, WNOHANG) == child); });
+  EXPECT_TRUE(handler_ran(report_fd)) << "idle declared while " << what;
+  if (!exited) waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 pid_t read_tid(int fd) {
   pid_t t = 0;
   return read(fd, &t, sizeof t) == sizeof t ? t : 0;
@@ -276,12 +287,7 @@ TEST(Controller, SleeperInterruptedBySignalIsBusyUntilItsHandlerEnds) {
   for (int i = 0; i < 5; ++i) ASSERT_EQ(ctl.wait_idle(nullptr), IdleResult::kIdle);  // proofs made and reused
   EXPECT_FALSE(handler_ran(report[0]));
   syscall(SYS_tgkill, child, sleeper, SIGUSR1);
-  bool exited = false;
-  int status = 0;
-  ctl.wait_idle([&] { return exited || (exited = waitpid(child, &status, WNOHANG) == child); });
-  EXPECT_TRUE(handler_ran(report[0])) << "idle declared while the signal handler was still running";
-  if (!exited) waitpid(child, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  expect_busy_until_reported(ctl, child, report[0], "the signal handler was still running");
   for (int fd : {report[0], report[1], tids[0], tids[1]}) close(fd);
 }
 
@@ -299,12 +305,7 @@ TEST(Controller, SleeperSignalledByAnotherThreadOfTheTreeIsBusyUntilItsHandlerEn
   for (int i = 0; i < 5; ++i) ASSERT_EQ(ctl.wait_idle(nullptr), IdleResult::kIdle);
   ASSERT_EQ(write(relay[1], "x", 1), 1);
   usleep(20000);  // let the relay run and block again: the controller must still see the handler
-  bool exited = false;
-  int status = 0;
-  ctl.wait_idle([&] { return exited || (exited = waitpid(child, &status, WNOHANG) == child); });
-  EXPECT_TRUE(handler_ran(report[0])) << "idle declared while the signal handler was still running";
-  if (!exited) waitpid(child, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  expect_busy_until_reported(ctl, child, report[0], "the signal handler was still running");
   for (int fd : {report[0], report[1], relay[0], relay[1], tids[0], tids[1]}) close(fd);
 }
 
@@ -403,13 +404,8 @@ void fd_waiter_case(bool use_epoll) {
   // Data from outside the tree: the waiter is busy from then on until its work is done.
   EXPECT_FALSE(handler_ran(report[0]));
   ASSERT_EQ(write(in[1], "x", 1), 1);
-  bool exited = false;
-  int status = 0;
-  ctl.wait_idle([&] { return exited || (exited = waitpid(child, &status, WNOHANG) == child); });
-  EXPECT_TRUE(handler_ran(report[0])) << "idle declared while the woken fd waiter was still working";
-  if (!exited) waitpid(child, &status, 0);
-  reaper.pid = 0;  // reaped above
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  expect_busy_until_reported(ctl, child, report[0], "the woken fd waiter was still working");
+  reaper.pid = 0;  // reaped by the helper
   for (int fd : {report[0], report[1], in[0], in[1], tids[0], tids[1]}) close(fd);
 }
 
