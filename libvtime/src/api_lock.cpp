@@ -108,11 +108,11 @@ int rwlock_until(ProcessContext& c, pthread_rwlock_t* lock, TimePoint deadline, 
       g_rw_count.fetch_add(1);
     }
     r = attempt();  // an unlock between the first try and the registration is not lost
-    auto& s = c.seg->waiters[w.slot()];
+    auto& pw = c.seg->processes[c.proc_index].sleep_word;
     while (r == EBUSY && !released.load() && !w.woken()) {
-      uint32_t word = s.word.load(std::memory_order_acquire);
+      uint32_t word = pw.load(std::memory_order_acquire);
       if (released.load() || w.woken()) break;
-      wait_word(c, &s.word, word);
+      sleep_on(c, w.slot(), word);
     }
     {
       std::lock_guard<std::mutex> g(g_rw_mutex);
@@ -222,8 +222,8 @@ int vtime_pthread_rwlock_unlock(pthread_rwlock_t* lock) {
     if (w.lock != lock) continue;
     w.released->store(true);
     auto& s = c->seg->waiters[w.slot];
-    s.word.fetch_add(1, std::memory_order_acq_rel);
-    futex_wake(&s.word, 1);
+    s.word.fetch_add(1, std::memory_order_acq_rel);  // ends the controller's proof of that sleeper
+    wake_sleeper(*c->seg, c->proc_index, w.slot);
   }
   return r;
 }

@@ -157,6 +157,27 @@ int wait_word(ProcessContext& c, std::atomic<uint32_t>* word, uint32_t expected)
   }
 }
 
+int sleep_on(ProcessContext& c, uint32_t slot, uint32_t expected) {
+  auto& word = c.seg->processes[c.proc_index].sleep_word;
+  for (;;) {
+    // The heartbeat as in wait_word; FUTEX_WAIT_BITSET takes an absolute time. With a timeout, a
+    // signal handler always ends the call with EINTR, never a restart with the same registers.
+    int64_t until = real_monotonic_ns() + 1000000000LL;
+    timespec heartbeat{static_cast<time_t>(until / 1000000000LL), static_cast<long>(until % 1000000000LL)};
+    int r = futex_wait_bitset(&word, expected, &heartbeat, abi::sleep_bit(slot));
+    if (r != ETIMEDOUT) return r;
+    if (!owner_alive(c)) die_owner_gone(c);
+    if (word.load(std::memory_order_acquire) != expected) return 0;
+  }
+}
+
+void wake_sleeper(abi::Segment& seg, uint32_t process, uint32_t slot) {
+  if (process >= abi::kProcessSlots) return;
+  auto& word = seg.processes[process].sleep_word;
+  word.fetch_add(1, std::memory_order_acq_rel);
+  futex_wake_bitset(&word, abi::sleep_bit(slot));
+}
+
 void die_owner_gone(ProcessContext& c) {
   fprintf(stderr, "vtime: the virtual-time session owner (pid %d) is gone; process %d cannot wait on "
                   "virtual time any more and exits\n", c.seg->header.owner_pid, static_cast<int>(getpid()));

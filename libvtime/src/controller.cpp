@@ -93,17 +93,19 @@ const char* syscall_name(long nr) {
 // between the two scans, and so on back to a cause outside the tree, which no scan can see).
 //
 // Futex proofs (sleepers and agents). A "sleeper" is a thread whose only pending wait is one
-// thread slot in state Waiting with kWakeFutex: it blocks in wait_word() on the slot's futex
-// word until the controller (or, for a rwlock, an unlocking thread of its process) changes the
-// word. An agent (its tid published in its ProcessSlot) blocks in wait_word() on agent_word.
-// Only that one thread ever waits on its word. The check: futex_waiters() finds exactly one
-// task queued on the word with the word unchanged, then the thread's state letter is not
-// running, then the slot (seq, word) or agent word is still the same. Between V and that
-// check the thread can only have left its futex call for: a FUTEX_WAKE (it is dequeued, or the
-// word moved: seen); the 1 s heartbeat or a spurious return (wait_word's loop re-queues it
-// without running user code or waking anyone); a signal, whose handler is user code: wait_word
-// returns EINTR and the wait ends (the slot leaves Waiting; a new wait has a new seq), while the
-// handler runs the state is 'R', and a handler that blocks leaves the futex queue. The state
+// thread slot in state Waiting with kWakeFutex: it blocks in sleep_on() on its process's sleep
+// word (abi::ProcessSlot) until the controller (or, for a rwlock, an unlocking thread of its
+// process) bumps its slot's word and wakes its bit. An agent (its tid published in its
+// ProcessSlot) blocks in wait_word() on agent_word, where no other task ever waits. The check:
+// the task is queued on its word (an agent: futex_waiters() finds exactly one task there; the
+// sleepers of a process: as many tasks queued on the sleep word as the scan counted sleepers,
+// see sleepers_queued()), then the thread's state letter is not running, then the slot (seq,
+// word) or agent word is still the same. Between V and that check the thread can only have left
+// its futex call for: a wake-up of its own (its slot is Woken or its slot word moved: seen); the
+// 1 s heartbeat, a spurious return or another slot's bit (the wait loop re-queues it without
+// running user code or waking anyone); a signal, whose handler is user code: the wait returns
+// EINTR and ends (the slot leaves Waiting; a new wait has a new seq), while the handler runs the
+// state is 'R', and a handler that blocks leaves the futex queue. The state
 // letter is read because a wake-up sent to a task on another cpu is queued until that cpu takes
 // its interrupt (TASK_WAKING): meanwhile a signalled task is still queued on the futex and its
 // syscall line is unchanged, but stat already says 'R'. A thread stopped alone by a debugger
@@ -237,10 +239,11 @@ struct Controller::Impl {
       // Futex waits (sleepers, agents): see "Futex proofs" above. Queued on the word now, the
       // state letter not running (a signal's wake-up in flight leaves the task queued but reads
       // 'R'), and the same wait after both reads.
-      auto* word = ref.kind == ProofKind::kAgent ? &seg.processes[ref.slot].agent_word : &seg.waiters[ref.slot].word;
+      bool queued = ref.kind == ProofKind::kAgent
+                        ? detail::futex_waiters(&seg.processes[ref.slot].agent_word, ref.word) == 1
+                        : sleepers_queued(seg.waiters[ref.slot].process.load(std::memory_order_relaxed));
       char st = 0;
-      bool ok = detail::futex_waiters(word, ref.word) == 1 && (st = proc.thread_state(pid, tid)) != 0 &&
-                !running_state(st) && same_wait();
+      bool ok = queued && (st = proc.thread_state(pid, tid)) != 0 && !running_state(st) && same_wait();
       if (ok && known) {
         *proof_id = it->second.id;
         return true;
@@ -280,6 +283,28 @@ struct Controller::Impl {
     p.line.assign(line, static_cast<size_t>(n));
     proofs.emplace(tid, std::move(p));
     return true;
+  }
+
+  // Sleepers of a process, counted in this scan (threads whose one wait is a Waiting kWakeFutex
+  // slot), and whether that many tasks are queued on its sleep word (asked once per scan).
+  std::unordered_map<uint32_t, uint32_t> sleeper_count;
+  std::unordered_map<uint32_t, bool> queued_cache;
+
+  // True when every sleeper of process slot `pi` is queued on the process's sleep word. Only
+  // sleepers ever wait there (in sleep_on, inside their wait), so when the count of queued tasks
+  // equals the count of sleepers, each one is queued: in the kernel, in its wait, not in user
+  // code. A nested wait (a handler sleeping inside a sleep) is not a sleeper and makes the
+  // counts differ: no proof for that process then, only full reads.
+  bool sleepers_queued(uint32_t pi) {
+    if (pi >= abi::kProcessSlots) return false;
+    auto cached = queued_cache.find(pi);
+    if (cached != queued_cache.end()) return cached->second;
+    auto& word = seg.processes[pi].sleep_word;
+    uint32_t v = word.load(std::memory_order_acquire);
+    auto n = sleeper_count.find(pi);
+    bool ok = n != sleeper_count.end() && detail::futex_waiters(&word, v) == static_cast<long>(n->second);
+    queued_cache.emplace(pi, ok);
+    return ok;
   }
 
   // One look at the tree. A busy snapshot may stop early: it is thrown away.
@@ -374,6 +399,15 @@ struct Controller::Impl {
       if (!inserted) it->second = -1;
     }
     if (snap.busy) return snap;
+
+    // Sleepers per process, for sleepers_queued().
+    sleeper_count.clear();
+    queued_cache.clear();
+    for (auto& [tid, slot] : sleep_slot) {
+      if (slot < 0) continue;
+      auto& w = seg.waiters[slot];
+      if (w.wake_kind.load(std::memory_order_acquire) == abi::kWakeFutex) ++sleeper_count[w.process.load()];
+    }
 
     // Agents: tid -> process slot.
     std::unordered_map<pid_t, uint32_t> agents;
@@ -579,16 +613,16 @@ int Controller::advance_to(TimePoint t) {
   int woken = 0;
   VTIME_LOGF("controller", LogLevel::kDebug, "advance to %lld: %zu due", static_cast<long long>(t.ns()), due.size());
   // One group per deadline, in deadline order. A group is first marked Woken entirely, then
-  // woken with as few wake-ups as possible: one per agent, and one FUTEX_WAKE for all its
-  // sleepers. Waking sleepers one system call at a time made the controller lose its cpu to
-  // every sleeper it woke (the kernel runs the wakee first), so the last of 1,000 sleepers ran
-  // only after 1,000 such round trips. Instead, every sleeper but the first is moved, without
-  // being woken, onto the wait queue of the first one's word (FUTEX_CMP_REQUEUE), and a single
-  // FUTEX_WAKE of that word wakes them all. The requeued sleepers wake with their slot Woken
-  // and leave block() as before; one that was not queued yet (between its last look at the
-  // word and its futex call) finds its word changed and does not sleep. Sleepers with one
-  // deadline run concurrently anyway: the order among them was never observable.
-  std::vector<std::pair<uint32_t, uint32_t>> sleepers;  // slot, word value after the bump
+  // woken with as few wake-ups as possible: one per agent, and one FUTEX_WAKE_BITSET per process
+  // for all its sleepers (they all wait on their process's sleep word, each with the bit of its
+  // slot; see abi::ProcessSlot). Waking sleepers one system call at a time made the controller
+  // lose its cpu to every sleeper it woke (the kernel runs the wakee first), so the last of
+  // 1,000 sleepers ran only after 1,000 such round trips. A sleeper not queued yet (between its
+  // look at the word and its futex call) finds the word bumped and does not sleep; one whose bit
+  // is shared with a woken slot wakes, finds its own slot still Waiting and waits again.
+  // Sleepers with one deadline run concurrently anyway: the order among them was never
+  // observable.
+  std::vector<std::pair<uint32_t, uint32_t>> sleepers;  // process slot, bits to wake
   std::vector<uint32_t> agents;                          // process slots whose agent must run
   for (size_t g = 0; g < due.size();) {
     size_t end = g;
@@ -600,13 +634,18 @@ int Controller::advance_to(TimePoint t) {
       uint32_t expected = abi::kWaiting;
       if (!w.state.compare_exchange_strong(expected, abi::kWoken, std::memory_order_acq_rel)) continue;
       ++woken;
+      uint32_t pi = w.process.load();
+      if (pi >= abi::kProcessSlots) continue;
       if (w.wake_kind.load() == abi::kWakeAgent) {
-        uint32_t pi = w.process.load();
-        if (pi < abi::kProcessSlots && std::find(agents.begin(), agents.end(), pi) == agents.end()) {
-          agents.push_back(pi);
-        }
+        if (std::find(agents.begin(), agents.end(), pi) == agents.end()) agents.push_back(pi);
       } else {
-        sleepers.emplace_back(due[k].index, w.word.fetch_add(1, std::memory_order_acq_rel) + 1);
+        w.word.fetch_add(1, std::memory_order_acq_rel);  // ends the controller's proof of it
+        auto it = std::find_if(sleepers.begin(), sleepers.end(), [&](const auto& e) { return e.first == pi; });
+        if (it == sleepers.end()) {
+          sleepers.emplace_back(pi, abi::sleep_bit(due[k].index));
+        } else {
+          it->second |= abi::sleep_bit(due[k].index);
+        }
       }
     }
     for (uint32_t pi : agents) {
@@ -615,17 +654,10 @@ int Controller::advance_to(TimePoint t) {
       p.agent_word.fetch_add(1, std::memory_order_acq_rel);
       detail::futex_wake(&p.agent_word, 1);
     }
-    if (sleepers.size() == 1) {
-      detail::futex_wake(&m.seg.waiters[sleepers[0].first].word, 1);
-    } else if (!sleepers.empty()) {
-      auto* gather = &m.seg.waiters[sleepers[0].first].word;
-      for (size_t k = 1; k < sleepers.size(); ++k) {
-        auto* word = &m.seg.waiters[sleepers[k].first].word;
-        // Fails only if the word moved again (a rwlock's unlock in the sleeper's process bumps
-        // it and wakes the waiter itself); a direct wake is then harmless.
-        if (detail::futex_requeue_all(word, sleepers[k].second, gather) < 0) detail::futex_wake(word, 1);
-      }
-      detail::futex_wake(gather, INT_MAX);
+    for (auto [pi, bits] : sleepers) {
+      auto& word = m.seg.processes[pi].sleep_word;
+      word.fetch_add(1, std::memory_order_acq_rel);
+      detail::futex_wake_bitset(&word, bits);
     }
     g = end;
   }

@@ -59,6 +59,21 @@ inline int futex_wait(std::atomic<uint32_t>* word, uint32_t expected, const time
   return errno;
 }
 
+// Waits while *word == expected, until an absolute CLOCK_MONOTONIC (real) time, for a wake-up
+// whose bitset meets `bits`. Returns 0 (woken or value changed), EINTR, or ETIMEDOUT.
+inline int futex_wait_bitset(std::atomic<uint32_t>* word, uint32_t expected, const timespec* abs_deadline,
+                             uint32_t bits) {
+  long r = raw_futex(reinterpret_cast<void*>(word), FUTEX_WAIT_BITSET, expected, abs_deadline, nullptr, bits);
+  if (r == 0) return 0;
+  if (errno == EAGAIN) return 0;
+  return errno;
+}
+
+// Wakes every waiter of a shared `word` whose bitset meets `bits`.
+inline void futex_wake_bitset(std::atomic<uint32_t>* word, uint32_t bits) {
+  raw_futex(reinterpret_cast<void*>(word), FUTEX_WAKE_BITSET, static_cast<uint32_t>(INT_MAX), nullptr, nullptr, bits);
+}
+
 inline void futex_wake(std::atomic<uint32_t>* word, int count = INT_MAX, bool shared = true) {
   int op = FUTEX_WAKE | (shared ? 0 : FUTEX_PRIVATE_FLAG);
   raw_futex(reinterpret_cast<void*>(word), op, static_cast<uint32_t>(count), nullptr, nullptr, 0);
@@ -74,14 +89,6 @@ inline void futex_wake(std::atomic<uint32_t>* word, int count = INT_MAX, bool sh
 inline long futex_waiters(std::atomic<uint32_t>* word, uint32_t expected) {
   return raw_futex(reinterpret_cast<void*>(word), FUTEX_CMP_REQUEUE, 0,
                    reinterpret_cast<const timespec*>(static_cast<uintptr_t>(INT_MAX)), reinterpret_cast<void*>(word),
-                   expected);
-}
-
-// Moves every waiter of `from` (a shared word whose value is `expected`) to the wait queue of
-// `to` without waking any. Returns how many moved, or -1 when *from != expected.
-inline long futex_requeue_all(std::atomic<uint32_t>* from, uint32_t expected, std::atomic<uint32_t>* to) {
-  return raw_futex(reinterpret_cast<void*>(from), FUTEX_CMP_REQUEUE, 0,
-                   reinterpret_cast<const timespec*>(static_cast<uintptr_t>(INT_MAX)), reinterpret_cast<void*>(to),
                    expected);
 }
 

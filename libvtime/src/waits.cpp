@@ -143,10 +143,13 @@ bool WaitScope::woken() const {
 
 int WaitScope::block() {
   auto& s = c_.seg->waiters[slot_];
+  auto& pw = c_.seg->processes[c_.proc_index].sleep_word;
   for (;;) {
-    uint32_t w = s.word.load(std::memory_order_acquire);
+    // The process's word first, then the slot: a wake-up after this read bumps the word, so the
+    // wait below returns at once.
+    uint32_t w = pw.load(std::memory_order_acquire);
     if (s.state.load(std::memory_order_acquire) == abi::kWoken) return 0;
-    if (wait_word(c_, &s.word, w) == EINTR) {
+    if (sleep_on(c_, slot_, w) == EINTR) {
       uint32_t expected = abi::kWaiting;
       // Interrupted unless the controller woke us at the same moment.
       if (s.state.compare_exchange_strong(expected, abi::kClaimed, std::memory_order_acq_rel)) return EINTR;

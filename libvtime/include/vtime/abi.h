@@ -73,7 +73,13 @@ struct alignas(64) ProcessSlot {
   std::atomic<uint64_t> clock_reads;
   std::atomic<uint64_t> clock_digest;
   std::atomic<int32_t> agent_tid;   // the agent thread, 0 before it runs (the controller proves it idle)
+  // The futex every sleeper of the process (a kWakeFutex wait) blocks on, with FUTEX_WAIT_BITSET
+  // and the bit sleep_bit(its slot): a waker bumps it and wakes the bits of the slots it woke,
+  // one system call per process; the controller counts the sleepers queued on it.
+  std::atomic<uint32_t> sleep_word;
 };
+
+inline constexpr uint32_t sleep_bit(uint32_t slot) { return 1u << (slot % 32); }
 
 // Clock reads of one thread, for decision traces (docs/trace-format.md, `clock` records). Only
 // the owning thread writes `reads` and `digest`, with plain relaxed stores: a clock read stays a
