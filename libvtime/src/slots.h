@@ -10,7 +10,7 @@ namespace vtime::detail {
 // How many waiter slots to scan: none at or above this index has ever been claimed.
 inline uint32_t waiter_limit(const abi::Segment& seg) {
   uint32_t n = seg.header.waiter_high.load(std::memory_order_seq_cst);
-  return abi::kWaiterSlots; (void)n;
+  return n;
 }
 
 inline void free_slot(abi::WaiterSlot& s) {
