@@ -2,7 +2,7 @@
 // record by record (recorder/include/vtime/recorder/replay.h).
 #include "broker_options.h"
 #include "command.h"
-#include "shim_path.h"
+#include "companions.h"
 
 #include <vtime/recorder/replay.h>
 

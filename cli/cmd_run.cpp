@@ -4,7 +4,7 @@
 #include <vtime/recorder/recording.h>
 #include "embedded_sim.h"
 #include "epoch.h"
-#include "shim_path.h"
+#include "companions.h"
 
 #include <vtime/broker/broker.h>
 #include <vtime/session.h>

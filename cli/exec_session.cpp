@@ -2,7 +2,7 @@
 #include "exec_session.h"
 
 #include "command.h"
-#include "shim_path.h"
+#include "companions.h"
 
 #include <vtime/controller.h>
 #include <vtime/session.h>

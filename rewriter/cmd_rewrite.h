@@ -1,5 +1,5 @@
-// `vtime rewrite`: registration of the subcommand (the same declaration belongs in
-// cli/command.h once the lead adds the rewrite line to cli/main.cpp).
+// `vtime rewrite`: the subcommand's options, help and action, as vtime-rewrite (main_rewrite.cpp)
+// registers them. `vtime rewrite` (cli/cmd_rewrite.cpp) runs that executable.
 #pragma once
 
 #include "command.h"

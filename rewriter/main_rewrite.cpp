@@ -1,5 +1,6 @@
-// vtime-rewrite: a standalone binary holding only the rewrite subcommand, for developing and
-// testing the rewriter while the full `vtime` CLI is assembled. Same options and exit codes.
+// vtime-rewrite: the executable holding the rewrite subcommand. `vtime rewrite ARGS` runs
+// `vtime-rewrite rewrite ARGS` (named `vtime` in argv[0], so the usage lines read `vtime rewrite`),
+// which keeps libclang and LLVM out of the `vtime` binary. Same options and exit codes.
 #include "cmd_rewrite.h"
 
 int main(int argc, char** argv) {

@@ -1,0 +1,63 @@
+// Finding the shim and the rewriter (see companions.h).
+#include "companions.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
+
+namespace vtime::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// $env if set (it must be usable), else the first usable of `beside` (paths relative to the
+// directory of the running vtime), else `built` (the build tree's path, may be null).
+std::string find_companion(const char* env, const std::vector<const char*>& beside, const char* built, int mode,
+                           const char* what, std::string& why) {
+  if (const char* v = getenv(env); v && *v) {
+    if (access(v, mode) == 0) return fs::absolute(v).string();
+    why = std::string(env) + "=" + v + (mode == X_OK ? " is not executable" : " is not readable");
+    return {};
+  }
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  std::vector<fs::path> candidates;
+  if (!ec) {
+    for (const char* rel : beside) candidates.push_back(exe.parent_path() / rel);
+  }
+  if (built) candidates.emplace_back(built);
+  for (auto& c : candidates) {
+    if (access(c.c_str(), mode) == 0) return fs::weakly_canonical(c, ec).string();
+  }
+  why = std::string(what) + " not found next to the vtime binary; set " + env + " to its path";
+  return {};
+}
+
+}  // namespace
+
+std::string find_shim(std::string& why) {
+#ifdef VTIME_BUILD_SHIM
+  const char* built = VTIME_BUILD_SHIM;
+#else
+  const char* built = nullptr;
+#endif
+  return find_companion("VTIME_SHIM",
+                        {"../lib/vtime/libvtime-shim.so", "../lib/libvtime-shim.so", "../shim/libvtime-shim.so",
+                         "libvtime-shim.so"},
+                        built, R_OK, "libvtime-shim.so", why);
+}
+
+std::string find_rewriter(std::string& why) {
+#ifdef VTIME_BUILD_REWRITE
+  const char* built = VTIME_BUILD_REWRITE;
+#else
+  const char* built = nullptr;
+#endif
+  return find_companion("VTIME_REWRITE", {"../lib/vtime/vtime-rewrite", "../rewriter/vtime-rewrite", "vtime-rewrite"},
+                        built, X_OK,
+                        "vtime-rewrite (the rewriter, built only when libclang-19-dev or -16-dev is installed)", why);
+}
+
+}  // namespace vtime::cli
