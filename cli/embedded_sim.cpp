@@ -53,7 +53,11 @@ sim::PeerStatus EmbeddedSimulator::exchange(const std::string& request, std::str
   std::unique_lock<std::mutex> lock(m_);
   to_sim_.reset();
   to_broker_ = request;
+  // Notified without the lock: a woken broker would otherwise block at once on the mutex still
+  // held here (a second sleep and wake-up per message).
+  lock.unlock();
   to_broker_cv_.notify_one();
+  lock.lock();
   for (;;) {
     // A stop comes first, even with an answer waiting: a run that never pauses must stop too.
     if (int sig = sim::stop_signal()) return {sim::PeerStatus::interrupted, sig, {}};
@@ -86,13 +90,15 @@ std::string EmbeddedSimulator::recv() {
 }
 
 void EmbeddedSimulator::send(const std::string& bytes) {
-  std::lock_guard<std::mutex> lock(m_);
-  if (sim_done_) {
-    int code = sim::exit_status(report_);
-    throw broker::SimulatorGone(code ? code : broker::kExitBatsimError, "the simulator stopped: " + report_.error);
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    if (sim_done_) {
+      int code = sim::exit_status(report_);
+      throw broker::SimulatorGone(code ? code : broker::kExitBatsimError, "the simulator stopped: " + report_.error);
+    }
+    to_sim_ = bytes;
   }
-  to_sim_ = bytes;
-  to_sim_cv_.notify_one();
+  to_sim_cv_.notify_one();  // after unlocking, as in exchange()
 }
 
 int EmbeddedSimulator::finish() {
