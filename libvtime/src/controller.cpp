@@ -161,6 +161,8 @@ struct Controller::Impl {
   bool watch_self = false;
   std::unordered_map<pid_t, SleeperProof> proofs;  // by tid
   uint64_t last_proof_id = 0;
+  uint64_t last_forks = 0;      // the fork counter as the last scan that read it found it (see scan)
+  bool last_scan_busy = true;   // the last scan found the tree busy (or there was none)
 
   Impl(Session& s, pid_t r) : session(s), seg(s.segment()), root(r) {}
 
@@ -314,8 +316,15 @@ struct Controller::Impl {
     ++stats.scans;
     Snapshot snap;
     auto& h = seg.header;
-    // Read before every cache it validates (see ProcReader::forks).
-    uint64_t forks = proc.forks();
+    // Read before every cache it validates (see ProcReader::forks). Only a confirming scan can
+    // end a decision, and it reads the counter afresh; so does every scan after a busy one. The
+    // first scan of a decision reuses the value of the last scan. That is safe because a decision
+    // needs the confirming scan to equal the one before it: a process or thread that a scan
+    // missed through a stale cache makes them differ. Reading afresh after a busy scan is what
+    // makes it end: a thread of a stale list that ended, and a new one whose slot names a tid
+    // missing from that list, would otherwise make every scan busy.
+    if (confirming || last_scan_busy || last_forks == 0) last_forks = proc.forks();
+    uint64_t forks = last_forks;
     std::unordered_map<pid_t, ProcessStatus> status;
     std::unordered_set<pid_t> roots = live_roots(&status, &snap.busy);
     std::vector<pid_t> pids(roots.begin(), roots.end());
@@ -516,6 +525,7 @@ IdleResult Controller::wait_idle(const std::function<bool()>& interrupted) {
     // (the candidate scan before it relied on proofs made earlier).
     Snapshot snap = m.scan(have_prev, a1);
     uint64_t a2 = h.activity.load(std::memory_order_seq_cst);
+    m.last_scan_busy = snap.busy || a1 != a2;
     if (snap.busy || a1 != a2) {
       have_prev = false;
       ++busy_rounds;
