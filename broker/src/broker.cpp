@@ -265,9 +265,11 @@ class Conversation {
       if (reply_ready()) break;
       if (child_exited()) {
         // A scheduler may reply and exit at once (to SIMULATION_ENDS): its reply can still be
-        // on its way through our own I/O thread.
+        // on its way through our own I/O thread. The wait ends as soon as it is here; its bound
+        // only delays the report of a scheduler that died without replying. 500 ms was once too
+        // short under TSan on a loaded 2-cpu machine (equivalence.repeat20.batch_window.burst).
         zmq::pollitem_t items[] = {{sched_.handle(), 0, ZMQ_POLLIN, 0}};
-        zmq::poll(items, 1, std::chrono::milliseconds(500));
+        zmq::poll(items, 1, std::chrono::milliseconds(2000));
         if (reply_ready()) break;
         throw Stop(kExitSchedulerDied, "the scheduler " + child_status_text() + " while handling the message at " +
                                            protocol::format_seconds(now));
