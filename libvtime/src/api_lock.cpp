@@ -14,6 +14,7 @@
 
 #include "context.h"
 #include "futex.h"
+#include "slots.h"
 #include "libc.h"
 #include "waits.h"
 
@@ -223,7 +224,7 @@ int vtime_pthread_rwlock_unlock(pthread_rwlock_t* lock) {
     w.released->store(true);
     auto& s = c->seg->waiters[w.slot];
     s.word.fetch_add(1, std::memory_order_acq_rel);  // ends the controller's proof of that sleeper
-    wake_sleeper(*c->seg, c->proc_index, w.slot);
+    wake_sleepers(*c->seg, c->proc_index, abi::sleep_bit(w.slot));
   }
   return r;
 }

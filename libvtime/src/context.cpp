@@ -171,13 +171,6 @@ int sleep_on(ProcessContext& c, uint32_t slot, uint32_t expected) {
   }
 }
 
-void wake_sleeper(abi::Segment& seg, uint32_t process, uint32_t slot) {
-  if (process >= abi::kProcessSlots) return;
-  auto& word = seg.processes[process].sleep_word;
-  word.fetch_add(1, std::memory_order_acq_rel);
-  futex_wake_bitset(&word, abi::sleep_bit(slot));
-}
-
 void die_owner_gone(ProcessContext& c) {
   fprintf(stderr, "vtime: the virtual-time session owner (pid %d) is gone; process %d cannot wait on "
                   "virtual time any more and exits\n", c.seg->header.owner_pid, static_cast<int>(getpid()));

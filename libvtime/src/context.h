@@ -83,7 +83,5 @@ int wait_word(ProcessContext& c, std::atomic<uint32_t>* word, uint32_t expected)
 // A sleeper's wait (see abi::ProcessSlot::sleep_word): the same on the process's sleep word with
 // the bit of `slot`. The caller reads the word, checks its slot, then calls this.
 int sleep_on(ProcessContext& c, uint32_t slot, uint32_t expected);
-// Wakes the sleeper of `slot` (of process slot `process`), after its own state was updated.
-void wake_sleeper(abi::Segment& seg, uint32_t process, uint32_t slot);
 
 }  // namespace vtime::detail

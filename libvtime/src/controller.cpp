@@ -526,7 +526,7 @@ IdleResult Controller::wait_idle(const std::function<bool()>& interrupted) {
     Snapshot snap = m.scan(have_prev, a1);
     uint64_t a2 = h.activity.load(std::memory_order_seq_cst);
     m.last_scan_busy = snap.busy || a1 != a2;
-    if (snap.busy || a1 != a2) {
+    if (m.last_scan_busy) {
       have_prev = false;
       ++busy_rounds;
       if (snap.unconsumed >= 16) {
@@ -664,11 +664,7 @@ int Controller::advance_to(TimePoint t) {
       p.agent_word.fetch_add(1, std::memory_order_acq_rel);
       detail::futex_wake(&p.agent_word, 1);
     }
-    for (auto [pi, bits] : sleepers) {
-      auto& word = m.seg.processes[pi].sleep_word;
-      word.fetch_add(1, std::memory_order_acq_rel);
-      detail::futex_wake_bitset(&word, bits);
-    }
+    for (auto [pi, bits] : sleepers) detail::wake_sleepers(m.seg, pi, bits);
     g = end;
   }
   h.advances.fetch_add(1, std::memory_order_relaxed);

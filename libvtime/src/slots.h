@@ -1,9 +1,10 @@
-// Giving a waiter slot back. The owner ids are cleared before the state, so a slot being claimed
-// (Free -> Claimed, ids not written yet) never carries the ids of a dead owner that the
-// controller's reclaim would match and free under the new owner's feet.
+// Waiter-slot helpers shared by the waiting side and the controller: the high-water mark of the
+// table, giving a slot back, and waking sleepers.
 #pragma once
 
 #include <vtime/abi.h>
+
+#include "futex.h"
 
 namespace vtime::detail {
 
@@ -13,11 +14,24 @@ inline uint32_t waiter_limit(const abi::Segment& seg) {
   return n;
 }
 
+// Giving a slot back. The owner ids are cleared before the state, so a slot being claimed
+// (Free -> Claimed, ids not written yet) never carries the ids of a dead owner that the
+// controller's reclaim would match and free under the new owner's feet.
 inline void free_slot(abi::WaiterSlot& s) {
   s.pid.store(0, std::memory_order_relaxed);
   s.tid.store(0, std::memory_order_relaxed);
   s.deadline.store(abi::kNoDeadline, std::memory_order_relaxed);
   s.state.store(abi::kFree, std::memory_order_release);
+}
+
+// Wakes the sleepers of process slot `process` whose bits (abi::sleep_bit of their slots) are in
+// `bits`, after their slots were updated: the bump makes a sleeper that has read the word but
+// not entered its futex call yet return at once. One system call for all of them.
+inline void wake_sleepers(abi::Segment& seg, uint32_t process, uint32_t bits) {
+  if (process >= abi::kProcessSlots) return;
+  auto& word = seg.processes[process].sleep_word;
+  word.fetch_add(1, std::memory_order_acq_rel);
+  futex_wake_bitset(&word, bits);
 }
 
 }  // namespace vtime::detail
