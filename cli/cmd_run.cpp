@@ -1,5 +1,5 @@
 // `vtime run`: a real-time scheduler against a Batsim simulation, under the virtual clock.
-#include "broker_options.h"
+#include "run_action.h"
 #include "command.h"
 #include <vtime/recorder/recording.h>
 #include "embedded_sim.h"
@@ -24,19 +24,6 @@
 
 namespace vtime::cli {
 namespace {
-
-struct RunOptions {
-  std::string platform;
-  int hosts = 0;
-  std::string workload;
-  std::string prefix = "out";
-  std::string batsim;
-  BrokerOptions broker;
-  std::string record;
-  bool compress = false;
-  bool quiet = false;
-  std::vector<std::string> command;
-};
 
 std::map<std::string, std::string> read_schedule(const std::string& path) {
   std::ifstream in(path);
@@ -107,6 +94,8 @@ std::unique_ptr<EmbeddedSimulator> make_embedded(const RunOptions& o) {
   return std::make_unique<EmbeddedSimulator>(std::move(*platform), std::move(*workload), std::move(*outputs));
 }
 
+}  // namespace
+
 int run_action(const RunOptions& o) {
   std::string why;
   std::string shim = find_shim(why);
@@ -160,6 +149,9 @@ int run_action(const RunOptions& o) {
   b.batsim_endpoint = "ipc://" + dir + "/batsim";
   b.scheduler_endpoint = "ipc://" + dir + "/scheduler";
   b.scheduler_command = o.command;  // the broker puts the endpoint in for "{endpoint}"
+  // Schedulers that keep files of their own (vtime-slurm's Slurm directory) put them beside the
+  // outputs.
+  b.scheduler_env.emplace_back("VTIME_OUTPUT_PREFIX", std::filesystem::absolute(o.prefix).string());
   bool tty = isatty(2) && !o.quiet;
   if (tty) b.progress = [](const std::string& line) { fprintf(stderr, "\r\033[K%s", line.c_str()); };
 
@@ -175,6 +167,7 @@ int run_action(const RunOptions& o) {
     if (!o.workload.empty()) rs.inputs.emplace_back("workload", o.workload);
     rs.scheduler = o.command;
     rs.epoch_ns = b.epoch_ns;
+    rs.ignored_threads = o.clock_ignore;
     rs.endpoints = {{"scheduler", b.scheduler_endpoint}};
     if (!o.batsim.empty()) rs.endpoints.emplace_back("batsim", b.batsim_endpoint);
     std::string err;
@@ -235,7 +228,23 @@ int run_action(const RunOptions& o) {
   return 0;
 }
 
-}  // namespace
+void add_run_options(CLI::App& app, RunOptions& o) {
+  app.add_option("-p,--platform", o.platform, "SimGrid platform XML for the embedded simulator");
+  app.add_option("--hosts", o.hosts, "Instead of -p: N identical compute hosts");
+  app.add_option("-w,--workload", o.workload, "Batsim JSON workload");
+  app.add_option("-e,--export", o.prefix, "Output prefix (PREFIX_jobs.csv, PREFIX_schedule.csv)")->capture_default_str();
+  app.add_option("--batsim", o.batsim, "A real Batsim command line to use instead of the embedded simulator "
+                                       "(its -s endpoint is appended)");
+  add_broker_options(app, o.broker);
+  app.add_option("--record", o.record, "write a decision trace of the run to TRACE (docs/trace-format.md)")
+      ->option_text("TRACE");
+  app.add_flag("--compress", o.compress, "with --record: compress the finished trace with zstd (TRACE.zst)");
+  app.add_option("--clock-ignore", o.clock_ignore,
+                 "with --record: leave the clock reads of threads named PATTERN (fnmatch), or of whole "
+                 "processes with proc:PATTERN, out of the trace (their count depends on thread interleavings)")
+      ->option_text("PATTERN");
+  app.add_flag("-q,--quiet", o.quiet, "no progress line and no summary");
+}
 
 Subcommand register_run(CLI::App& root) {
   auto o = std::make_shared<RunOptions>();
@@ -248,17 +257,7 @@ Subcommand register_run(CLI::App& root) {
       "reply; 4 it exited or crashed before the end; 5 it stayed busy past --crash-timeout; 6 it is\n"
       "blocked forever without replying; 7 the simulator failed; 125 internal error; 128+N\n"
       "interrupted by signal N (outputs are written). See docs/cli.md.");
-  app->add_option("-p,--platform", o->platform, "SimGrid platform XML for the embedded simulator");
-  app->add_option("--hosts", o->hosts, "Instead of -p: N identical compute hosts");
-  app->add_option("-w,--workload", o->workload, "Batsim JSON workload");
-  app->add_option("-e,--export", o->prefix, "Output prefix (PREFIX_jobs.csv, PREFIX_schedule.csv)")->capture_default_str();
-  app->add_option("--batsim", o->batsim, "A real Batsim command line to use instead of the embedded simulator "
-                                         "(its -s endpoint is appended)");
-  add_broker_options(*app, o->broker);
-  app->add_option("--record", o->record, "write a decision trace of the run to TRACE (docs/trace-format.md)")
-      ->option_text("TRACE");
-  app->add_flag("--compress", o->compress, "with --record: compress the finished trace with zstd (TRACE.zst)");
-  app->add_flag("-q,--quiet", o->quiet, "no progress line and no summary");
+  add_run_options(*app, *o);
   app->add_option("scheduler", o->command, "The scheduler command and its arguments (after --)")->required();
   app->positionals_at_end(true);
   return {app, [o] { return run_action(*o); }};

@@ -29,5 +29,6 @@ Subcommand register_rewrite(CLI::App& root);
 Subcommand register_run(CLI::App& root);
 Subcommand register_replay(CLI::App& root);
 Subcommand register_trace(CLI::App& root);
+Subcommand register_slurm(CLI::App& root);
 
 }  // namespace vtime::cli

@@ -61,3 +61,17 @@ std::string find_rewriter(std::string& why) {
 }
 
 }  // namespace vtime::cli
+
+namespace vtime::cli {
+
+std::string find_slurm_bridge(std::string& why) {
+#ifdef VTIME_BUILD_SLURM
+  const char* built = VTIME_BUILD_SLURM;
+#else
+  const char* built = nullptr;
+#endif
+  return find_companion("VTIME_SLURM", {"vtime-slurm", "../slurm/vtime-slurm"}, built, X_OK,
+                        "vtime-slurm (built only when libslurm-dev is installed)", why);
+}
+
+}  // namespace vtime::cli

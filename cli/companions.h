@@ -16,4 +16,8 @@ std::string find_shim(std::string& why);
 // libclang and LLVM (about 80 ms and 50 MB at every start-up).
 std::string find_rewriter(std::string& why);
 
+// Absolute path of vtime-slurm (the Slurm bridge), or an empty string (with `why` set).
+// $VTIME_SLURM overrides the search.
+std::string find_slurm_bridge(std::string& why);
+
 }  // namespace vtime::cli

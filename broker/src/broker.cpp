@@ -5,6 +5,11 @@
 // then the waiters due at or before T are woken, deadline by deadline, idle between groups; a
 // tick (an empty message at T) is sent if a timer fired since the scheduler's last message;
 // then Batsim gets its answer.
+//
+// Set-up: whatever virtual time the scheduler spends before it answers SIMULATION_BEGINS
+// (daemons booting and registering, for a bridge to a real resource manager) is not simulated
+// time. Batsim's time 0 starts when the answer comes: from then on the tree's clock runs ahead of
+// Batsim's by that set-up time, and every conversion between the two goes through to_tp/to_nanos.
 #include <vtime/broker/broker.h>
 
 #include "call_me_later.h"
@@ -46,8 +51,6 @@ struct Stop : std::runtime_error {
   Stop(int c, const std::string& what) : std::runtime_error(what), code(c) {}
 };
 
-TimePoint to_tp(Nanos n) { return TimePoint::from_ns(n.ns()); }
-Nanos to_nanos(TimePoint t) { return Nanos::from_ns(t.ns()); }
 
 class Conversation {
  public:
@@ -81,7 +84,7 @@ class Conversation {
       record_safely([&](recorder::Recorder& r) { r.finish(code, session_.now().ns()); });
     }
     if (summary) {
-      summary_.end_time = session_.now();
+      summary_.end_time = session_.now() - setup_;
       if (ctl_) summary_.advances = ctl_->stats().advances;
       *summary = summary_;
     }
@@ -114,8 +117,9 @@ class Conversation {
       }
       command.push_back(std::move(a));
     }
-    SpawnResult r = spawn_in_session(session_, opts_.shim_path, command,
-                                     {{"VTIME_SCHED_ENDPOINT", opts_.scheduler_endpoint}});
+    std::vector<std::pair<std::string, std::string>> env = opts_.scheduler_env;
+    env.emplace_back("VTIME_SCHED_ENDPOINT", opts_.scheduler_endpoint);
+    SpawnResult r = spawn_in_session(session_, opts_.shim_path, command, env);
     if (!r.pid) throw Stop(r.exit_code, "scheduler: " + r.error);
     child_ = r.pid;
     ctl_.emplace(session_, child_);
@@ -239,6 +243,7 @@ class Conversation {
     sched_.send(zmq::buffer(bytes), zmq::send_flags::none);
     ++summary_.scheduler_messages;
     fired_since_message_ = false;
+    ticks_seen_ = tick_requests();
     if (opts_.wall_factor > 0) ctl_->set_rate(opts_.wall_factor);
     auto started = Clock::now();
     auto crash_at = started + std::chrono::nanoseconds(opts_.crash_timeout.ns());
@@ -369,7 +374,9 @@ class Conversation {
         settle();
         continue;
       }
-      if (!fired_since_message_) return;
+      bool timers_tick = fired_since_message_ &&
+                         session_.header().ticks_on_request_only.load(std::memory_order_acquire) == 0;
+      if (!timers_tick && tick_requests() == ticks_seen_) return;
       Message tick;
       tick.now = T;
       ++summary_.ticks;
@@ -396,15 +403,16 @@ class Conversation {
       VTIME_LOGF("broker", LogLevel::kDebug, "batsim -> %s", bytes.substr(0, 300).c_str());
       auto parsed = protocol::parse_message(bytes, Direction::to_scheduler);
       if (opts_.recorder) {
-        opts_.recorder->message(MsgDir::kFromBatsim, bytes, parsed ? std::max(parsed->now.ns(), session_.now().ns())
-                                                                   : session_.now().ns());
+        Nanos at = to_nanos(session_.now());
+        opts_.recorder->message(MsgDir::kFromBatsim, bytes, parsed ? std::max(parsed->now, at).ns() : at.ns());
       }
       if (!parsed) throw Stop(kExitBatsimError, "invalid message from the simulator: " + parsed.error());
       Message msg = std::move(*parsed);
       Nanos T = msg.now;
+      bool begins = false;
       TimePoint before = session_.now();
       ctl_->set_now(to_tp(T));
-      if (opts_.recorder && to_tp(T) > before) opts_.recorder->advance(before.ns(), T.ns(), "message", 0);
+      if (opts_.recorder && to_tp(T) > before) opts_.recorder->advance(before.ns(), to_tp(T).ns(), "message", 0);
       reply_now_ = T;
       step_ = opts_.base_timestep;
 
@@ -416,6 +424,7 @@ class Conversation {
       for (Event& e : msg.events) {
         jobs_.on_batsim_event(e);
         if (std::holds_alternative<protocol::SimulationEnds>(e.payload)) ends = true;
+        if (std::holds_alternative<protocol::SimulationBegins>(e.payload)) begins = true;
         if (std::holds_alternative<protocol::RequestedCall>(e.payload)) {
           auto owner = cml_.pop();
           if (owner && *owner == CallOwner::kBroker) {
@@ -431,6 +440,11 @@ class Conversation {
         // Forward Batsim's own bytes when nothing was taken out.
         Message reply = exchange(filtered ? protocol::serialise(for_sched) : bytes, T, ends);
         collect(reply, decisions);
+        if (begins && session_.now() > to_tp(T)) {
+          setup_ = setup_ + (session_.now() - to_tp(T));
+          VTIME_LOGF("broker", LogLevel::kInfo, "set-up took %lld ns of virtual time",
+                     static_cast<long long>(setup_.ns()));
+        }
       }
       if (!ends) fire_due_timers(T, decisions);
 
@@ -478,8 +492,14 @@ class Conversation {
     ++summary_.timer_call_me_laters;
   }
 
+  TimePoint to_tp(Nanos n) const { return TimePoint::from_ns(n.ns()) + setup_; }
+  Nanos to_nanos(TimePoint t) const { return Nanos::from_ns((t - setup_).ns()); }
+  uint32_t tick_requests() const { return session_.header().tick_requests.load(std::memory_order_acquire); }
+
   const Options& opts_;
   Session session_;
+  Duration setup_;          // virtual time the scheduler spent answering SIMULATION_BEGINS
+  uint32_t ticks_seen_ = 0; // tick requests counted when the scheduler was last sent a message
   std::optional<Controller> ctl_;
   zmq::context_t ctx_{1};
   zmq::socket_t batsim_;

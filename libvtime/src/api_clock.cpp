@@ -23,6 +23,23 @@ extern "C" {
 
 int vtime_active(void) { return context() != nullptr ? 1 : 0; }
 
+// Exported by the shim too (its other vtime_* names are hidden): schedulers find it with dlsym.
+__attribute__((visibility("default"))) int vtime_request_tick(void) {
+  ProcessContext* c = context();
+  if (!c) return -1;
+  c->seg->header.tick_requests.fetch_add(1, std::memory_order_acq_rel);
+  // Also activity: a controller deciding idleness right now must look again.
+  notify_activity(*c->seg);
+  return 0;
+}
+
+__attribute__((visibility("default"))) int vtime_ticks_on_request(void) {
+  ProcessContext* c = context();
+  if (!c) return -1;
+  c->seg->header.ticks_on_request_only.store(1, std::memory_order_release);
+  return 0;
+}
+
 int vtime_clock_gettime(clockid_t clk, struct timespec* ts) {
   ProcessContext* c = context();
   if (!c || !is_virtual_clock(clk)) return libc().clock_gettime(clk, ts);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <set>
 #include <cstdio>
 
 namespace vtime {
@@ -69,8 +70,27 @@ std::vector<RegisteredProcess> registered_processes(Session& s) {
 std::map<pid_t, ClockReads> clock_reads(Session& s, const std::vector<std::string>& ignored_thread_names) {
   abi::Segment& seg = s.segment();
   std::map<pid_t, ClockReads> out;
+  // "proc:PATTERN" leaves out every read of the processes whose name matches, including those of
+  // their exited threads (folded into the process slot, where no thread name is left to match).
+  std::vector<std::string> proc_patterns;
+  for (auto& pat : ignored_thread_names) {
+    if (pat.rfind("proc:", 0) == 0) proc_patterns.push_back(pat.substr(5));
+  }
+  auto process_ignored = [&](pid_t pid) {
+    if (proc_patterns.empty()) return false;
+    std::string name = thread_name(pid, pid);
+    for (auto& pat : proc_patterns) {
+      if (fnmatch(pat.c_str(), name.c_str(), 0) == 0) return true;
+    }
+    return false;
+  };
+  std::set<pid_t> left_out;
   for (auto& p : seg.processes) {
     if (p.state.load(std::memory_order_acquire) != 1) continue;
+    if (process_ignored(p.pid.load(std::memory_order_relaxed))) {
+      left_out.insert(p.pid.load(std::memory_order_relaxed));
+      continue;
+    }
     ClockReads& c = out[p.pid.load(std::memory_order_relaxed)];
     c.reads += p.clock_reads.load(std::memory_order_relaxed);
     c.digest += p.clock_digest.load(std::memory_order_relaxed);
@@ -95,7 +115,7 @@ std::map<pid_t, ClockReads> clock_reads(Session& s, const std::vector<std::strin
       }
       t.ignored.store(ignored, std::memory_order_relaxed);
     }
-    if (ignored == 1) continue;
+    if (ignored == 1 || left_out.count(pid)) continue;
     ClockReads& c = out[pid];
     c.reads += t.reads.load(std::memory_order_relaxed);
     c.digest += t.digest.load(std::memory_order_relaxed);

@@ -160,34 +160,61 @@ Json Recorder::timer_record(const char* op, const Timer& tm, int64_t t) {
 
 void Recorder::observe(int64_t t) {
   if (!session_) return;
-  // Processes: new ones get ids in pid (fork) order; gone ones (but the scheduler itself, whose
-  // exit status the broker records) are reported once.
+  // Processes: new ones get ids parents first, then by their parent's id, then in pid (fork)
+  // order: processes that several parents fork at one instant (slurmds starting jobs) race for
+  // pids, but each parent's children come in its own fork order. Gone ones (but the scheduler
+  // itself, whose exit status the broker records) are reported once.
   auto live = registered_processes(*session_);
   std::set<pid_t> live_pids;
   for (auto& p : live) live_pids.insert(p.pid);
+  std::vector<RegisteredProcess> fresh;
   for (auto& p : live) {
-    if (procs_.count(p.pid)) continue;
-    int id = proc_id(p.pid);
-    Json r = record("process", t);
-    r["op"] = "spawn";
-    r["proc"] = id;
-    auto parent = procs_.find(p.parent);
-    r["parent"] = parent == procs_.end() ? Json(nullptr) : Json(parent->second);
-    put(std::move(r));
+    if (!procs_.count(p.pid)) fresh.push_back(p);
   }
-  for (auto it = procs_.begin(); it != procs_.end();) {
-    if (it->first != root_ && !live_pids.count(it->first)) {
-      Json r = record("process", t);
-      r["op"] = "exit";
-      r["proc"] = it->second;
-      r["status"] = "gone";
-      put(std::move(r));
-      // Ids are never reused: a new process with a recycled pid gets a new one.
-      threads_.erase(it->first);
-      it = procs_.erase(it);
-      continue;
+  while (!fresh.empty()) {
+    // The new processes whose parent has an id (or is not in the tree at all), by (parent id,
+    // pid); the others wait for their parent's turn.
+    auto known = [&](const RegisteredProcess& p) {
+      return procs_.count(p.parent) || std::none_of(fresh.begin(), fresh.end(), [&](auto& q) { return q.pid == p.parent; });
+    };
+    std::vector<RegisteredProcess> ready;
+    for (auto& p : fresh) {
+      if (known(p)) ready.push_back(p);
     }
-    ++it;
+    if (ready.empty()) ready = fresh;  // a cycle of pids cannot happen; be safe anyway
+    auto parent_id = [&](const RegisteredProcess& p) {
+      auto it = procs_.find(p.parent);
+      return it == procs_.end() ? -1 : it->second;
+    };
+    std::sort(ready.begin(), ready.end(), [&](auto& a, auto& b) {
+      return std::make_pair(parent_id(a), a.pid) < std::make_pair(parent_id(b), b.pid);
+    });
+    for (auto& p : ready) {
+      int id = proc_id(p.pid);
+      Json r = record("process", t);
+      r["op"] = "spawn";
+      r["proc"] = id;
+      int pid_of_parent = parent_id(p);
+      r["parent"] = pid_of_parent < 0 ? Json(nullptr) : Json(pid_of_parent);
+      put(std::move(r));
+    }
+    std::erase_if(fresh, [&](auto& p) { return procs_.count(p.pid) > 0; });
+  }
+  // Exits in logical id order (pids are not deterministic).
+  std::vector<std::pair<int, pid_t>> gone;
+  for (auto& [pid, id] : procs_) {
+    if (pid != root_ && !live_pids.count(pid)) gone.emplace_back(id, pid);
+  }
+  std::sort(gone.begin(), gone.end());
+  for (auto& [id, pid] : gone) {
+    Json r = record("process", t);
+    r["op"] = "exit";
+    r["proc"] = id;
+    r["status"] = "gone";
+    put(std::move(r));
+    // Ids are never reused: a new process with a recycled pid gets a new one.
+    threads_.erase(pid);
+    procs_.erase(pid);
   }
 
   // Timers.

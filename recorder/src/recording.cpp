@@ -47,7 +47,9 @@ std::optional<Json> make_header(const RecordingSetup& s, std::string* error) {
   h["scheduler"] = s.scheduler;
   Json clock;
   clock["epoch_ns"] = s.epoch_ns;
-  clock["ignored_threads"] = default_ignored_threads();
+  std::vector<std::string> ignored = default_ignored_threads();
+  ignored.insert(ignored.end(), s.ignored_threads.begin(), s.ignored_threads.end());
+  clock["ignored_threads"] = ignored;
   h["clock"] = clock;
   return h;
 }
@@ -61,7 +63,9 @@ std::unique_ptr<Recording> Recording::start(const RecordingSetup& s, std::string
   r->path_ = s.path;
   r->sink_owner_ = std::make_unique<TraceFileSink>(std::move(writer));
   r->sink_ = r->sink_owner_.get();
-  r->recorder_ = std::make_unique<Recorder>(*r->sink_);
+  std::vector<std::string> ignored = default_ignored_threads();
+  ignored.insert(ignored.end(), s.ignored_threads.begin(), s.ignored_threads.end());
+  r->recorder_ = std::make_unique<Recorder>(*r->sink_, ignored);
   Json& sc = r->sidecar_;
   sc["trace"] = s.path;
   sc["wall_start"] = utc_now();

@@ -22,7 +22,7 @@
 namespace vtime::abi {
 
 inline constexpr uint64_t kMagic = 0x31454d4954565f56ULL;  // "V_VTIME1", little-endian
-inline constexpr uint32_t kVersion = 4;  // 4: ProcessSlot::sleep_word (sleepers wait there, not on their slot)
+inline constexpr uint32_t kVersion = 5;  // 5: Header::tick_requests (4: ProcessSlot::sleep_word)
 inline constexpr uint32_t kWaiterSlots = 4096;
 inline constexpr uint32_t kProcessSlots = 512;
 inline constexpr uint32_t kThreadStatSlots = 4096;
@@ -133,6 +133,14 @@ struct alignas(64) Header {
   // Waiter slots at or above this index have never been claimed: the controller and the agents
   // scan only below it. Raised before a slot is claimed, never lowered.
   std::atomic<uint32_t> waiter_high;
+  // Bumped by vtime_request_tick(): a process of the tree learned something it must tell the
+  // simulator at this instant, outside any exchange (a bridge to a real RJMS hearing that a job
+  // started). The broker compares it with the value it saw at its last message to the scheduler,
+  // and sends a tick at the next idle point of the same instant when it moved.
+  std::atomic<uint32_t> tick_requests;
+  // Set by vtime_ticks_on_request(): the scheduler asks for every tick it needs, so timers that
+  // fire in its tree no longer earn it one (a bridge whose daemons' timers say nothing to it).
+  std::atomic<uint32_t> ticks_on_request_only;
   ClockState clock;
 };
 

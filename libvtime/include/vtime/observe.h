@@ -44,7 +44,9 @@ struct ClockReads {
   uint64_t digest = 0;  // sum of the threads' FNV-1a digests: independent of their interleaving
 };
 // Clock reads per registered process. Threads whose name (/proc/.../comm) matches one of the
-// fnmatch(3) patterns are left out, now and when they exit. Entries of threads of processes
+// fnmatch(3) patterns are left out, now and when they exit; a pattern "proc:P" leaves out every
+// read of the processes whose name matches P (a resource manager's daemons, whose number of
+// clock reads depends on how their threads interleave). Entries of threads of processes
 // that are gone are given back. Call it while the tree is idle: counts are written without
 // synchronisation by their threads.
 std::map<pid_t, ClockReads> clock_reads(Session& s, const std::vector<std::string>& ignored_thread_names);

@@ -37,6 +37,23 @@ extern "C" {
 /* 1 when this process is attached to a vtime session, 0 otherwise. */
 int vtime_active(void);
 
+/* For schedulers under `vtime run` that learn decisions outside an exchange (a bridge to a real
+ * resource manager hears from a job's process that the job started, after it has replied):
+ * asks the broker to send the scheduler a message (an empty event list, a "tick") at the current
+ * virtual instant once the tree is idle again, so the decision reaches the simulator at the
+ * instant it was taken. Several requests before one idle point give one tick. Returns 0, or -1
+ * outside a session (no broker to ask; nothing happens). The shim exports it: look it up with
+ * dlsym(RTLD_DEFAULT, "vtime_request_tick") to stay runnable without vtime. */
+int vtime_request_tick(void);
+
+/* Declares that the scheduler asks for every tick it needs with vtime_request_tick(): from now
+ * on the broker no longer ticks it merely because a timer fired somewhere in its tree (by
+ * default it does, so that what a scheduler's timer threads queued is handed over). Sound only
+ * for a scheduler all of whose decisions reach it through a path that asks for a tick, e.g.
+ * vtime-slurm, whose daemons' timers fire ten times a virtual second. Returns 0, or -1 outside
+ * a session. Exported by the shim like vtime_request_tick. */
+int vtime_ticks_on_request(void);
+
 /* clocks */
 int vtime_clock_gettime(clockid_t clk, struct timespec* ts);
 int vtime_clock_getres(clockid_t clk, struct timespec* res);

@@ -23,6 +23,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace vtime::recorder {
@@ -69,6 +70,8 @@ struct Options {
   std::string batsim_endpoint = "tcp://127.0.0.1:28000";  // bound (REP); Batsim connects
   std::string scheduler_endpoint;                         // connected (REQ); the scheduler binds
   std::vector<std::string> scheduler_command;             // "{endpoint}" in it becomes scheduler_endpoint
+  // Added to the scheduler's environment (besides VTIME_SCHED_ENDPOINT), e.g. VTIME_OUTPUT_PREFIX.
+  std::vector<std::pair<std::string, std::string>> scheduler_env;
   std::string shim_path;
   int64_t epoch_ns = 0;
 

@@ -29,6 +29,9 @@ struct RecordingSetup {
   std::vector<std::string> scheduler;                      // as given, {endpoint} not substituted
   int64_t epoch_ns = 0;
   std::vector<std::pair<std::string, std::string>> endpoints;  // volatile: sidecar only
+  // Clock-read patterns left out besides the defaults (thread names, or "proc:NAME" for whole
+  // processes; see vtime/observe.h clock_reads).
+  std::vector<std::string> ignored_threads;
 };
 
 // The header line of a trace (inputs hashed now). nullopt and *error if an input is unreadable.

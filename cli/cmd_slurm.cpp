@@ -1,0 +1,62 @@
+// `vtime slurm`: `vtime run` with vtime-slurm as the scheduler (docs/slurm.md).
+#include "command.h"
+#include "companions.h"
+#include "run_action.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+namespace vtime::cli {
+namespace {
+
+struct SlurmOptions {
+  RunOptions run;
+  std::string extra;
+  std::vector<std::string> bridge_args;
+};
+
+int slurm_action(SlurmOptions& o) {
+  std::string why;
+  std::string bridge = find_slurm_bridge(why);
+  if (bridge.empty()) {
+    fprintf(stderr, "vtime slurm: %s\n", why.c_str());
+    return kExitInternal;
+  }
+  o.run.command = {bridge, "-s", "{endpoint}"};
+  // How often Slurm's daemons, and libslurm in the bridge, read the clock depends on how their
+  // threads interleave and how the bytes of an RPC arrive (one read more per partial read); their
+  // decisions do not. Traces of Slurm runs compare messages, decisions and timers, not clock reads.
+  o.run.clock_ignore.push_back("proc:slurm*");
+  o.run.clock_ignore.push_back("proc:vtime-slurm");
+  if (!o.extra.empty()) {
+    o.run.command.push_back("--slurm-conf");
+    o.run.command.push_back(std::filesystem::absolute(o.extra).string());
+  }
+  o.run.command.insert(o.run.command.end(), o.bridge_args.begin(), o.bridge_args.end());
+  return run_action(o.run);
+}
+
+}  // namespace
+
+Subcommand register_slurm(CLI::App& root) {
+  auto o = std::make_shared<SlurmOptions>();
+  CLI::App* app = root.add_subcommand(
+      "slurm",
+      "Shorthand for `vtime run ... -- vtime-slurm -s {endpoint} [--slurm-conf EXTRA] [ARGS]`: the\n"
+      "workload is scheduled by a private, unmodified Slurm cluster (slurmctld and one slurmd per\n"
+      "compute resource) in virtual time. Slurm's directory (slurm.conf, logs, state) is kept as\n"
+      "PREFIX_slurm/. Same options and exit codes as `vtime run` (4: vtime-slurm failed, e.g. a\n"
+      "Slurm daemon died; its message names the daemon). See docs/slurm.md.");
+  add_run_options(*app, o->run);
+  app->add_option("--slurm-conf", o->extra,
+                  "slurm.conf lines that override the generated ones (SchedulerType, SchedulerParameters, "
+                  "Priority*, partitions, ...)")
+      ->option_text("EXTRA")
+      ->check(CLI::ExistingFile);
+  app->add_option("bridge-args", o->bridge_args, "More vtime-slurm options (after --), e.g. --start-timeout 300");
+  app->positionals_at_end(true);
+  return {app, [o] { return slurm_action(*o); }};
+}
+
+}  // namespace vtime::cli

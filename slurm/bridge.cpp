@@ -1,0 +1,372 @@
+// vtime-slurm's conversation loop (see bridge.h).
+#include "bridge.h"
+
+#include "agent_link.h"
+#include "daemon_set.h"
+#include "slurm_client.h"
+#include "slurm_conf.h"
+
+#include <vtime/protocol/codec.h>
+
+#include <dlfcn.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <zmq.hpp>
+
+extern char** environ;
+
+namespace vtime::slurm {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace vtime::protocol;
+
+// Ends the run with an exit code and one message for the user.
+struct Fail : std::runtime_error {
+  int code;
+  Fail(int c, const std::string& what) : std::runtime_error(what), code(c) {}
+};
+
+// vtime_request_tick / vtime_ticks_on_request from the shim, when running under vtime (see
+// vtime/vtime.h); nothing outside vtime.
+void call_shim(const char* name) {
+  using Fn = int (*)();
+  if (auto fn = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, name))) fn();
+}
+void request_tick() { call_shim("vtime_request_tick"); }
+
+bool port_free(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bool ok = bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  close(fd);
+  return ok;
+}
+
+// A run of `count` free loopback ports, starting somewhere that depends on the pid so that
+// parallel runs look in different places first. Ports never reach Batsim or the outputs.
+int find_ports(int count) {
+  const int lo = 20000, hi = 60000;
+  int start = lo + static_cast<int>((static_cast<unsigned>(getpid()) * 7919u) % static_cast<unsigned>(hi - lo));
+  for (int tries = 0; tries < 400; ++tries) {
+    int base = lo + (start - lo + tries * 97) % (hi - lo - count);
+    bool all = true;
+    for (int p = base; p < base + count && all; ++p) all = port_free(p);
+    if (all) return base;
+  }
+  throw Fail(kBridgeSlurmFailed, "no run of " + std::to_string(count) + " free loopback ports for the Slurm daemons");
+}
+
+std::string safe_name(const std::string& id) {
+  std::string out = id;
+  for (char& c : out) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '!' && c != '.' && c != '_' && c != '-') c = '_';
+  }
+  return out.substr(0, 100);
+}
+
+std::string user_name() {
+  if (passwd* pw = getpwuid(getuid())) return pw->pw_name;
+  return "root";
+}
+
+class Bridge {
+ public:
+  explicit Bridge(const BridgeOptions& o) : o_(o) {
+    if (!o.extra_path.empty()) {
+      std::ifstream in(o.extra_path);
+      if (!in) throw Fail(kBridgeUsage, "cannot read --slurm-conf " + o.extra_path + ": " + strerror(errno));
+      std::stringstream ss;
+      ss << in.rdbuf();
+      auto e = parse_extra(ss.str(), o.extra_path);
+      if (!e) throw Fail(kBridgeUsage, e.error());
+      extra_ = std::move(*e);
+    }
+    prepare_dir();
+    agent_name_ = "vtime-slurm-" + std::to_string(getpid()) + "-" + std::to_string(reinterpret_cast<uintptr_t>(this));
+    agents_ = std::make_unique<AgentLink>(agent_name_);
+    sock_ = zmq::socket_t(ctx_, zmq::socket_type::rep);
+    sock_.set(zmq::sockopt::linger, 1000);
+    sock_.bind(o.endpoint);
+    // Every decision of ours is heard from a job agent, which asks for a tick: the timers of
+    // Slurm's daemons (ten a virtual second) have nothing to tell Batsim by themselves.
+    call_shim("vtime_ticks_on_request");
+  }
+
+  int run() {
+    try {
+      loop();
+      return kBridgeOk;
+    } catch (const Fail& f) {
+      fprintf(stderr, "vtime-slurm: %s\n", f.what());
+      stop_cluster(false);
+      return f.code;
+    }
+  }
+
+ private:
+  // The run's directory: created, or emptied when it holds an earlier run of ours; anything
+  // else is not ours to delete.
+  void prepare_dir() {
+    std::error_code ec;
+    fs::path d = fs::absolute(o_.dir, ec);
+    if (fs::exists(d)) {
+      bool ours = fs::exists(d / "slurm.conf") || fs::is_empty(d, ec);
+      if (!ours) {
+        throw Fail(kBridgeUsage, "directory " + d.string() + " exists and was not made by vtime-slurm; give "
+                                 "another --dir or remove it");
+      }
+      fs::remove_all(d, ec);
+    }
+    for (const char* sub : {"state", "log", "spool"}) fs::create_directories(d / sub, ec);
+    if (ec) throw Fail(kBridgeUsage, "cannot create " + d.string() + ": " + ec.message());
+    dir_ = d.string();
+  }
+
+  void loop() {
+    for (;;) {
+      std::vector<zmq::pollitem_t> items;
+      items.push_back({sock_.handle(), 0, ZMQ_POLLIN, 0});
+      items.push_back({nullptr, agents_->listen_fd(), ZMQ_POLLIN, 0});
+      for (int fd : daemons_.fds()) items.push_back({nullptr, fd, ZMQ_POLLIN, 0});
+      size_t first_agent = items.size();
+      for (int fd : agents_->agent_fds()) items.push_back({nullptr, fd, ZMQ_POLLIN, 0});
+      try {
+        zmq::poll(items.data(), items.size(), std::chrono::milliseconds(-1));
+      } catch (const zmq::error_t& e) {
+        if (e.num() == EINTR) continue;
+        throw Fail(kBridgeProtocol, std::string("ZeroMQ: ") + e.what());
+      }
+      if (auto dead = daemons_.reap()) throw Fail(kBridgeSlurmFailed, *dead);
+      if (items[1].revents & ZMQ_POLLIN) agents_->accept_all();
+      for (size_t i = first_agent; i < items.size(); ++i) {
+        if (items[i].revents) on_agent(items[i].fd);
+      }
+      if (items[0].revents & ZMQ_POLLIN) {
+        zmq::message_t m;
+        if (!sock_.recv(m, zmq::recv_flags::dontwait)) continue;
+        if (!on_message(m.to_string())) return;
+      }
+    }
+  }
+
+  // --- Batsim's side ----------------------------------------------------------------------
+  // Returns false after SIMULATION_ENDS (answered, cluster stopped).
+  bool on_message(const std::string& bytes) {
+    auto in = parse_message(bytes, Direction::to_scheduler);
+    if (!in) throw Fail(kBridgeProtocol, "invalid message from Batsim: " + in.error());
+    // What agents said before this message (the tree was idle when it was sent, so that set does
+    // not depend on timing) goes into this reply; what they say while it is handled waits for
+    // the next message (a tick the bridge asks for).
+    Message reply;
+    reply.now = in->now;
+    for (auto& [id, e] : pending_) {
+      e.timestamp = in->now;
+      reply.events.push_back(std::move(e));
+    }
+    pending_.clear();
+    bool ends = false;
+    for (const Event& e : in->events) {
+      if (auto* b = std::get_if<SimulationBegins>(&e.payload)) {
+        start_cluster(*b);
+      } else if (auto* s = std::get_if<JobSubmitted>(&e.payload)) {
+        submit(*s, reply);
+      } else if (auto* c = std::get_if<JobCompleted>(&e.payload)) {
+        int code = c->job_state == JobState::completed_successfully ? 0 : (c->return_code & 255 ? c->return_code & 255 : 1);
+        end_job(c->job_id, code);
+      } else if (auto* k = std::get_if<JobKilled>(&e.payload)) {
+        for (auto& id : k->job_ids) end_job(id, 143);
+      } else if (std::holds_alternative<SimulationEnds>(e.payload)) {
+        ends = true;
+      }
+    }
+    for (Event& e : reply.events) e.timestamp = in->now;
+    std::string out = serialise(reply);
+    sock_.send(zmq::buffer(out), zmq::send_flags::none);
+    if (ends) {
+      stop_cluster(true);
+      return false;
+    }
+    return true;
+  }
+
+  void submit(const JobSubmitted& s, Message& reply) {
+    JobRequest r;
+    r.name = safe_name(s.job_id);
+    r.comment = s.job_id;
+    r.nodes = static_cast<uint32_t>(std::max(s.job.res, 0));
+    r.time_limit_min = s.job.walltime ? time_limit_minutes(s.job.walltime->ns()) : 0;
+    r.script = "#!" + o_.self + " --job-agent\n";
+    r.work_dir = dir_;
+    for (char** e = environ; *e; ++e) r.environment.emplace_back(*e);
+    r.environment.push_back(std::string(kAgentSocketEnv) + "=" + agent_name_);
+    auto id = s.job.res > 0 ? client_->submit(r) : protocol::Result<uint32_t>(Error{"a job needs at least one resource"});
+    if (id) {
+      batsim_of_[*id] = s.job_id;
+      slurm_of_[s.job_id] = *id;
+      return;
+    }
+    // Slurm refusing a job (too large, a bad limit) is Batsim's REJECT_JOB; Slurm not answering
+    // at all is a failure of the cluster.
+    if (auto dead = daemons_.reap()) throw Fail(kBridgeSlurmFailed, *dead);
+    if (!client_->ping()) throw Fail(kBridgeSlurmFailed, "slurmctld does not answer (submitting " + s.job_id + ": " + id.error() + ")");
+    fprintf(stderr, "vtime-slurm: Slurm refused job %s (%d nodes): %s; rejecting it\n", s.job_id.c_str(), s.job.res,
+            id.error().c_str());
+    Event e;
+    e.payload = RejectJob{s.job_id};
+    reply.events.push_back(std::move(e));
+  }
+
+  void end_job(const std::string& batsim_id, int code) {
+    auto it = slurm_of_.find(batsim_id);
+    if (it == slurm_of_.end()) return;
+    if (!agents_->end(it->second, code)) {
+      fprintf(stderr, "vtime-slurm: job %s (Slurm job %u) has no agent to end\n", batsim_id.c_str(), it->second);
+    }
+    batsim_of_.erase(it->second);
+    slurm_of_.erase(it);
+  }
+
+  // --- the agents' side ---------------------------------------------------------------------
+  void on_agent(int fd) {
+    for (const AgentReport& r : agents_->read(fd)) {
+      auto it = batsim_of_.find(r.slurm_id);
+      if (r.kind == AgentReport::kBroken || it == batsim_of_.end()) {
+        fprintf(stderr, "vtime-slurm: ignoring a job agent: %s\n",
+                r.kind == AgentReport::kBroken ? r.text.c_str() : ("unknown Slurm job " + std::to_string(r.slurm_id)).c_str());
+        continue;
+      }
+      Event e;
+      if (r.kind == AgentReport::kStarted) {
+        std::vector<int> ids;
+        for (auto& n : SlurmClient::expand_hostlist(r.nodelist)) {
+          auto rid = resource_of_node(n);
+          if (!rid) throw Fail(kBridgeSlurmFailed, "Slurm started job " + std::to_string(r.slurm_id) + " on node '" + n +
+                                                       "', which is not one of the platform's");
+          ids.push_back(*rid);
+        }
+        e.payload = ExecuteJob{it->second, ResourceSet::from_ids(ids), {}};
+      } else {
+        // Slurm ended the job itself (its time limit, or an administrator): Batsim must hear it.
+        e.payload = KillJob{{it->second}};
+      }
+      pending_.emplace_back(r.slurm_id, std::move(e));
+      std::stable_sort(pending_.begin(), pending_.end(), [](auto& a, auto& b) { return a.first < b.first; });
+      request_tick();
+    }
+  }
+
+  // --- the cluster --------------------------------------------------------------------------
+  void start_cluster(const SimulationBegins& b) {
+    ClusterSpec c;
+    c.dir = dir_;
+    for (auto& r : b.compute_resources) c.resource_ids.push_back(r.id);
+    if (c.resource_ids.empty()) throw Fail(kBridgeProtocol, "the platform has no compute resource");
+    c.base_port = find_ports(static_cast<int>(c.resource_ids.size()) + 1);
+    c.user = user_name();
+    std::string conf = dir_ + "/slurm.conf";
+    {
+      std::ofstream out(conf);
+      out << make_slurm_conf(c, extra_);
+      if (!out) throw Fail(kBridgeUsage, "cannot write " + conf);
+    }
+    setenv("SLURM_CONF", conf.c_str(), 1);
+    std::error_code ec;
+    for (int id : c.resource_ids) fs::create_directories(dir_ + "/spool/" + node_name(id), ec);
+    try {
+      daemons_.start({"slurmctld", {"slurmctld", "-D", "-c", "-f", conf}, dir_ + "/log/slurmctld.log",
+                      dir_ + "/log/slurmctld.out"});
+      client_ = std::make_unique<SlurmClient>(conf);
+      wait_until("slurmctld to answer", [&] { return client_->ping(); });
+      for (int id : c.resource_ids) {
+        std::string n = node_name(id);
+        daemons_.start({"slurmd " + n, {"slurmd", "-D", "-N", n, "-f", conf}, dir_ + "/log/slurmd-" + n + ".log",
+                        dir_ + "/log/slurmd-" + n + ".out"});
+      }
+    } catch (const DaemonError& e) {
+      throw Fail(kBridgeSlurmFailed, e.what());
+    }
+    int want = static_cast<int>(c.resource_ids.size());
+    wait_until("every node to be idle", [&] { return client_->idle_nodes() == want; });
+  }
+
+  // Polls `ready` every 10 ms of this process's clock (virtual under vtime: the set-up of the
+  // cluster is not simulated time, see docs/slurm.md) until it holds, a daemon dies, or the
+  // start-up timeout passes.
+  template <class F>
+  void wait_until(const char* what, F ready) {
+    for (int waited_ms = 0;; waited_ms += 10) {
+      if (auto dead = daemons_.reap()) throw Fail(kBridgeSlurmFailed, *dead);
+      if (ready()) return;
+      if (waited_ms >= o_.start_timeout_s * 1000) {
+        throw Fail(kBridgeSlurmFailed, std::string("timed out after ") + std::to_string(o_.start_timeout_s) +
+                                           " s waiting for " + what + "; see the logs in " + dir_ + "/log");
+      }
+      usleep(10000);
+    }
+  }
+
+  void stop_cluster(bool orderly) {
+    if (daemons_.size() == 0) return;
+    if (orderly && client_ && daemons_.running("slurmctld")) {
+      daemons_.expect_exit();
+      client_->shutdown();
+    }
+    auto signalled = daemons_.stop_all(std::chrono::milliseconds(orderly ? 30000 : 0));
+    if (orderly && !signalled.empty()) {
+      std::string names;
+      for (auto& n : signalled) names += (names.empty() ? "" : ", ") + n;
+      fprintf(stderr, "vtime-slurm: had to signal %s at shutdown\n", names.c_str());
+    }
+  }
+
+  const BridgeOptions& o_;
+  Extra extra_;
+  std::string dir_;
+  std::string agent_name_;
+  zmq::context_t ctx_{1};
+  zmq::socket_t sock_;
+  DaemonSet daemons_;
+  std::unique_ptr<SlurmClient> client_;
+  std::unique_ptr<AgentLink> agents_;
+  std::map<uint32_t, std::string> batsim_of_;  // Slurm job id -> Batsim job id
+  std::map<std::string, uint32_t> slurm_of_;
+  std::vector<std::pair<uint32_t, Event>> pending_;  // decisions for the next reply, by Slurm job id
+};
+
+}  // namespace
+
+int run_bridge(const BridgeOptions& o) {
+  try {
+    Bridge b(o);
+    return b.run();
+  } catch (const Fail& f) {
+    fprintf(stderr, "vtime-slurm: %s\n", f.what());
+    return f.code;
+  } catch (const zmq::error_t& e) {
+    fprintf(stderr, "vtime-slurm: ZeroMQ error on '%s': %s\n", o.endpoint.c_str(), e.what());
+    return kBridgeProtocol;
+  } catch (const std::exception& e) {
+    fprintf(stderr, "vtime-slurm: %s\n", e.what());
+    return kBridgeSlurmFailed;
+  }
+}
+
+}  // namespace vtime::slurm
