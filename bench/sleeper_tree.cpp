@@ -44,6 +44,7 @@ SleeperTree::SleeperTree(const TreeShape& shape) : shape_(shape) {
   std::string spec = session_->attach_spec();
   std::string preload = shim;
   pid_t parent = getpid();
+  if (shape.kernel_count) watch_ = vtime::TreeWatch::open();
   for (uint32_t p = 0; p < shape.processes; ++p) {
     std::string args[] = {sleeper,
                           std::to_string(board_fd_),
@@ -52,6 +53,7 @@ SleeperTree::SleeperTree(const TreeShape& shape) : shape_(shape) {
                           std::to_string(shape.rounds),
                           std::to_string(shape.period_ns),
                           std::to_string(session_->mono_origin_ns())};
+    if (watch_) watch_->adopt_next_fork();
     pid_t pid = fork();
     if (pid < 0) throw std::runtime_error(std::string("fork: ") + strerror(errno));
     if (pid == 0) {
@@ -69,7 +71,7 @@ SleeperTree::SleeperTree(const TreeShape& shape) : shape_(shape) {
   }
   // The first child is the controller's root; the others are found through their process slots
   // (each registers when the shim loads, before main).
-  controller_ = std::make_unique<vtime::Controller>(*session_, children_.front());
+  controller_ = std::make_unique<vtime::Controller>(*session_, children_.front(), watch_.get());
   while (board_->ready.load(std::memory_order_acquire) < sleepers()) {
     if (child_gone() || raw_monotonic_ns() > end_ns_) throw std::runtime_error("the sleepers did not all start");
     usleep(200);

@@ -11,6 +11,7 @@
 #include "sleeper_board.h"
 
 #include <vtime/controller.h>
+#include <vtime/tree_watch.h>
 #include <vtime/session.h>
 
 #include <sys/types.h>
@@ -28,6 +29,9 @@ struct TreeShape {
   int64_t rounds = 0;                      // wake-ups per thread (0: sleep only)
   int64_t period_ns = 1000000000;          // virtual time between rounds
   int64_t limit_ns = 50LL * 1000000000LL;  // real-time budget of the whole benchmark phase
+  // Idle decisions with the kernel's count (vtime/tree_watch.h) where it can be loaded; false:
+  // the /proc rule.
+  bool kernel_count = true;
 };
 
 class SleeperTree {
@@ -60,6 +64,7 @@ class SleeperTree {
   SleeperBoard* board_ = nullptr;
   std::optional<vtime::Session> session_;
   std::vector<pid_t> children_;
+  std::unique_ptr<vtime::TreeWatch> watch_;  // before controller_, which points to it
   std::unique_ptr<vtime::Controller> controller_;
 };
 

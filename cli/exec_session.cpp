@@ -7,6 +7,7 @@
 #include <vtime/controller.h>
 #include <vtime/session.h>
 #include <vtime/spawn.h>
+#include <vtime/tree_watch.h>
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -66,8 +67,15 @@ int run_exec(const ExecOptions& opts) {
     fprintf(stderr, "vtime exec: %s\n", e.what());
     return kExitInternal;
   }
+  std::unique_ptr<TreeWatch> watch;
+  try {
+    watch = TreeWatch::open();
+  } catch (const std::exception& e) {
+    fprintf(stderr, "vtime exec: %s\n", e.what());
+    return kExitInternal;
+  }
   auto wall_start = std::chrono::steady_clock::now();
-  SpawnResult spawned = spawn_in_session(*session, shim, opts.command, {});
+  SpawnResult spawned = spawn_in_session(*session, shim, opts.command, {}, watch.get());
   if (!spawned.pid) {
     fprintf(stderr, "vtime exec: %s\n", spawned.error.c_str());
     return spawned.exit_code;
@@ -76,7 +84,7 @@ int run_exec(const ExecOptions& opts) {
   int status = 0;
   install_forwarding(child);
 
-  Controller ctl(*session, child);
+  Controller ctl(*session, child, watch.get());
   bool reaped = false;
   auto exited = [&] {
     if (!reaped && waitpid(child, &status, WNOHANG) == child) reaped = true;

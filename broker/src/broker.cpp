@@ -22,6 +22,7 @@
 #include <vtime/recorder/recorder.h>
 #include <vtime/session.h>
 #include <vtime/spawn.h>
+#include <vtime/tree_watch.h>
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -119,10 +120,15 @@ class Conversation {
     }
     std::vector<std::pair<std::string, std::string>> env = opts_.scheduler_env;
     env.emplace_back("VTIME_SCHED_ENDPOINT", opts_.scheduler_endpoint);
-    SpawnResult r = spawn_in_session(session_, opts_.shim_path, command, env);
+    try {
+      watch_ = TreeWatch::open();
+    } catch (const std::exception& e) {
+      throw Stop(kExitInternal, e.what());
+    }
+    SpawnResult r = spawn_in_session(session_, opts_.shim_path, command, env, watch_.get());
     if (!r.pid) throw Stop(r.exit_code, "scheduler: " + r.error);
     child_ = r.pid;
-    ctl_.emplace(session_, child_);
+    ctl_.emplace(session_, child_, watch_.get());
     if (opts_.recorder) opts_.recorder->attach(session_, child_);
   }
 
@@ -500,6 +506,7 @@ class Conversation {
   Session session_;
   Duration setup_;          // virtual time the scheduler spent answering SIMULATION_BEGINS
   uint32_t ticks_seen_ = 0; // tick requests counted when the scheduler was last sent a message
+  std::unique_ptr<TreeWatch> watch_;  // before ctl_, which points to it
   std::optional<Controller> ctl_;
   zmq::context_t ctx_{1};
   zmq::socket_t batsim_;

@@ -2,6 +2,7 @@
 #include <vtime/controller.h>
 
 #include <vtime/log.h>
+#include <vtime/tree_watch.h>
 
 #include "futex.h"
 #include "slots.h"
@@ -14,6 +15,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstring>
@@ -121,6 +123,25 @@ const char* syscall_name(long nr) {
 // that finds nothing ready goes back to sleep inside the call without running user code. The
 // state letter is read as for futex proofs. A new proof counts only once a later read shows the
 // same line (its new id makes the scan differ from every earlier one).
+//
+// Kernel count (TreeWatch, where the kernel lets us load its program). The program keeps, for the
+// tree only, the number of threads that are on a cpu, queued for one, or being woken, and a
+// generation that moves with every change of that number (libvtime/bpf/tree_watch.bpf.c says
+// exactly when a thread counts). A decision reads (generation, count), then the waiter and
+// process tables, then (generation, count) again: both counts zero and one generation mean that
+// for the whole look no thread of the tree ran or was queued, so nothing in the tree could change
+// a table or wake anything, and the tables read are the idle state. The /proc rule's two scans
+// exist to see a thread run between reads; the generation sees every such run. What the tables
+// still decide: a Woken slot (a wake-up of ours not yet handled: its thread is already counted
+// from the wake-up on, but the slot is checked as in the /proc rule), a process slot being filled
+// in, and slots of threads that died (looked for in /proc only when the program counted an exit).
+// Membership is by descent from the root, so a registered process the program does not watch
+// (it cannot happen through fork, but a process could attach by other means) sends the session
+// back to the /proc rule for good, as does a thread the program could not track.
+// The broker's own threads (watch_own_threads) are not in the tree: they are read from /proc as
+// before, twice per look, and must show the same counters both times.
+// Like the /proc rule, the count cannot see a wake-up that a cause outside the tree has decided
+// but not begun (a signal sent from outside, a packet the kernel defers to ksoftirqd).
 enum class ProofKind : uint8_t { kSleeper, kTagged, kAgent };
 
 struct SleeperProof {
@@ -164,7 +185,118 @@ struct Controller::Impl {
   uint64_t last_forks = 0;      // the fork counter as the last scan that read it found it (see scan)
   bool last_scan_busy = true;   // the last scan found the tree busy (or there was none)
 
-  Impl(Session& s, pid_t r) : session(s), seg(s.segment()), root(r) {}
+  // The kernel count, when the watch adopted this root (see "Kernel count").
+  TreeWatch* watch = nullptr;
+  uint64_t reclaimed_exits = ~0ull;        // the exit count at the last look for dead threads
+  std::unordered_set<pid_t> watched_pids;  // registered processes the watch is known to cover
+  std::vector<ThreadSample> own_before;    // the broker's own threads at the start of a look
+
+  Impl(Session& s, pid_t r, TreeWatch* w) : session(s), seg(s.segment()), root(r) {
+    if (w && r > 0 && w->watches(r)) {
+      watch = w;
+    } else if (w) {
+      VTIME_LOGF("controller", LogLevel::kInfo, "the tree watch did not adopt pid %d: idle decisions read /proc", r);
+    }
+  }
+
+  void give_up_kernel_count(const char* why) {
+    VTIME_LOGF("controller", LogLevel::kWarn, "%s: idle decisions read /proc from now on", why);
+    watch = nullptr;
+  }
+
+  // The broker's own threads but the caller, each sampled in full; false if one runs.
+  bool sample_own_threads(std::vector<ThreadSample>& out) {
+    out.clear();
+    pid_t self = getpid();
+    pid_t me = detail::gettid_raw();
+    ProcessStatus ps;
+    std::vector<pid_t> ids;
+    if (!proc.process_status(self, ps) || !proc.thread_ids(self, proc.forks(), ps.threads, ids)) return true;
+    for (pid_t tid : ids) {
+      if (tid == me) continue;
+      ThreadSample t;
+      if (!proc.sample(self, tid, t)) continue;
+      if (running_state(t.state) || t.running) return false;
+      out.push_back(t);
+    }
+    return true;
+  }
+
+  // After the program counted exits: frees the slots of dead processes and threads, as a /proc
+  // scan does when it finds them missing.
+  void reclaim_dead() {
+    live_roots(nullptr, nullptr);
+    for (auto it = watched_pids.begin(); it != watched_pids.end();) {
+      it = kill(*it, 0) == 0 || errno != ESRCH ? std::next(it) : watched_pids.erase(it);
+    }
+    for (uint32_t i = 0, n = detail::waiter_limit(seg); i < n; ++i) {
+      auto& w = seg.waiters[i];
+      uint32_t st = w.state.load(std::memory_order_acquire);
+      if ((st != abi::kWaiting && st != abi::kWoken) || w.is_timer.load() != 0) continue;
+      char path[96];
+      snprintf(path, sizeof path, "/proc/%d/task/%d", w.pid.load(), w.tid.load());
+      if (access(path, F_OK) != 0) {
+        VTIME_LOGF("controller", LogLevel::kDebug, "thread %d (pid %d) is gone: freeing slot %d", w.tid.load(),
+                   w.pid.load(), static_cast<int>(i));
+        detail::free_slot(w);
+      }
+    }
+  }
+
+  // One look with the kernel count (see "Kernel count"). Returns true when the tree is idle;
+  // otherwise *busy_active says whether threads of the tree were active (the program then
+  // signals their end), *unconsumed counts our wake-ups not handled yet.
+  bool kernel_look(bool* busy_active, uint32_t* unconsumed) {
+    ++stats.scans;
+    auto& h = seg.header;
+    *busy_active = false;
+    *unconsumed = 0;
+    uint64_t a1 = h.activity.load(std::memory_order_seq_cst);
+    TreeWatch::Counts c1 = watch->counts();
+    if (!c1.complete) {
+      give_up_kernel_count("a thread of the tree could not be tracked by the kernel count");
+      return false;
+    }
+    if (c1.active != 0) {
+      *busy_active = true;
+      return false;
+    }
+    if (watch_self && !sample_own_threads(own_before)) return false;
+    if (c1.exits != reclaimed_exits) {
+      reclaim_dead();
+      reclaimed_exits = c1.exits;
+    }
+    for (auto& p : seg.processes) {
+      uint32_t st = p.state.load(std::memory_order_acquire);
+      if (st == 2) return false;  // being filled in
+      if (st != 1) continue;
+      pid_t pid = p.pid.load();
+      if (watched_pids.count(pid)) continue;
+      if (!watch->watches(pid)) {
+        char why[96];
+        snprintf(why, sizeof why, "registered process %d is not a descendant the kernel count watches", pid);
+        give_up_kernel_count(why);
+        return false;
+      }
+      watched_pids.insert(pid);
+    }
+    bool quiet = true;
+    for (uint32_t i = 0, n = detail::waiter_limit(seg); i < n; ++i) {
+      if (seg.waiters[i].state.load(std::memory_order_acquire) == abi::kWoken) {
+        quiet = false;
+        ++*unconsumed;
+      }
+    }
+    if (!quiet) return false;
+    if (watch_self) {
+      std::vector<ThreadSample> own_after;
+      if (!sample_own_threads(own_after) || own_before != own_after) return false;
+    }
+    TreeWatch::Counts c2 = watch->counts();
+    uint64_t a2 = h.activity.load(std::memory_order_seq_cst);
+    if (c2.active != 0) *busy_active = true;
+    return c2.active == 0 && c2.generation == c1.generation && a1 == a2;
+  }
 
   // Frees process slot p (its process `pid` is dead or a zombie) and every slot it owned.
   void reclaim(abi::ProcessSlot& p, pid_t pid, char st) {
@@ -508,11 +640,39 @@ struct Controller::Impl {
   }
 };
 
-Controller::Controller(Session& session, pid_t root) : impl_(std::make_unique<Impl>(session, root)) {}
+Controller::Controller(Session& session, pid_t root, TreeWatch* watch)
+    : impl_(std::make_unique<Impl>(session, root, watch)) {}
 Controller::~Controller() = default;
 
 IdleResult Controller::wait_idle(const std::function<bool()>& interrupted) {
   Impl& m = *impl_;
+  if (m.watch) {
+    int busy_rounds = 0;
+    while (m.watch) {
+      if (interrupted && interrupted()) return IdleResult::kInterrupted;
+      bool busy_active = false;
+      uint32_t unconsumed = 0;
+      if (m.kernel_look(&busy_active, &unconsumed)) {
+        ++m.stats.idle_decisions;
+        m.last_scan_busy = false;
+        return IdleResult::kIdle;
+      }
+      ++busy_rounds;
+      if (unconsumed >= 16) {
+        m.pause_us(std::min<long>(2000, 2L * unconsumed));  // as below: let the woken run first
+      } else if (busy_active) {
+        // The program says when the count drops to zero; the budget only bounds how long
+        // `interrupted` goes unasked.
+        m.watch->wait_quiet(2000);
+      } else if (busy_rounds < 4) {
+        sched_yield();
+      } else {
+        m.wait_activity(m.seg.header.activity.load(std::memory_order_seq_cst),
+                        std::min<long>(2000, 20L << std::min(busy_rounds - 4, 7)));
+      }
+    }
+    // The kernel count gave up (logged): decide with /proc from here on.
+  }
   auto& h = m.seg.header;
   Snapshot prev;
   bool have_prev = false;

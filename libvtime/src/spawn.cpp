@@ -1,5 +1,6 @@
 // Starting a command inside a session (see vtime/spawn.h).
 #include <vtime/spawn.h>
+#include <vtime/tree_watch.h>
 
 #include <fcntl.h>
 #include <signal.h>
@@ -17,7 +18,8 @@ namespace vtime {
 
 SpawnResult spawn_in_session(const Session& session, const std::string& shim_path,
                              const std::vector<std::string>& argv,
-                             const std::vector<std::pair<std::string, std::string>>& extra_env) {
+                             const std::vector<std::pair<std::string, std::string>>& extra_env,
+                             TreeWatch* watch) {
   SpawnResult res;
   if (argv.empty()) {
     res.exit_code = 125;
@@ -54,6 +56,7 @@ SpawnResult spawn_in_session(const Session& session, const std::string& shim_pat
     return res;
   }
   pid_t parent = getpid();
+  if (watch) watch->adopt_next_fork();
   pid_t child = fork();
   if (child < 0) {
     res.exit_code = 125;

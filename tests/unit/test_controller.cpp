@@ -3,6 +3,7 @@
 #include <vtime/controller.h>
 #include <vtime/abi.h>
 #include <vtime/vtime.h>
+#include <vtime/tree_watch.h>
 
 #include <gtest/gtest.h>
 
@@ -31,8 +32,16 @@ using namespace vtime;
 
 namespace {
 
+// The kernel count, where it loads (this binary is also run with VTIME_IDLE=proc: every case
+// then checks the /proc rule). One per process: every child below is one of its roots.
+TreeWatch* test_watch() {
+  static std::unique_ptr<TreeWatch> watch = TreeWatch::open();
+  return watch.get();
+}
+
 // Forks a child attached to `session` that runs `body` and exits with its return value.
 pid_t spawn(Session& session, const std::function<int()>& body) {
+  if (TreeWatch* w = test_watch()) w->adopt_next_fork();
   pid_t pid = fork();
   if (pid == 0) {
     setenv(kSessionEnv, session.attach_spec().c_str(), 1);
@@ -49,7 +58,7 @@ struct DriveResult {
 
 // The loop of `vtime exec`: advance to each deadline while the child lives.
 DriveResult drive(Session& s, pid_t child) {
-  Controller ctl(s, child);
+  Controller ctl(s, child, test_watch());
   DriveResult run;
   bool done = false;
   auto exited = [&] {
@@ -134,7 +143,7 @@ TEST(Controller, AdvanceWakesEverySlotDueAndCountsThem) {
     for (auto& t : threads) t.join();
     return 0;
   });
-  Controller ctl(s, child);
+  Controller ctl(s, child, test_watch());
   ctl.wait_idle(nullptr);
   ASSERT_EQ(ctl.next_deadline(), TimePoint::origin() + seconds(7));
   EXPECT_EQ(ctl.advance_to(TimePoint::origin() + seconds(7)), 6);
@@ -155,7 +164,7 @@ TEST(Controller, DescribesWhatEachThreadWaitsOn) {
     sleeper.join();
     return r == 1 ? 0 : 1;
   });
-  Controller ctl(s, child);
+  Controller ctl(s, child, test_watch());
   ctl.wait_idle(nullptr);
   auto threads = ctl.describe();
   // Two threads of ours (a sanitizer runtime may add its own background thread).
@@ -182,7 +191,7 @@ TEST(Controller, ReclaimsTheSlotsOfAKilledProcess) {
     sleep_virtual(1000);
     return 0;
   });
-  Controller ctl(s, child);
+  Controller ctl(s, child, test_watch());
   ctl.wait_idle(nullptr);
   ASSERT_EQ(ctl.next_deadline(), TimePoint::origin() + seconds(1000));
   kill(child, SIGKILL);
@@ -199,7 +208,7 @@ TEST(Controller, WaitIdleReturnsWhenInterrupted) {
     for (;;) spin.fetch_add(1, std::memory_order_relaxed);
     return 0;
   });
-  Controller ctl(s, child);
+  Controller ctl(s, child, test_watch());
   int calls = 0;
   EXPECT_EQ(ctl.wait_idle([&] { return ++calls > 20; }), IdleResult::kInterrupted);
   kill(child, SIGKILL);
@@ -283,7 +292,7 @@ TEST(Controller, SleeperInterruptedBySignalIsBusyUntilItsHandlerEnds) {
   pid_t child = spawn_signalled_sleeper(s, report[1], tids[1], -1);
   pid_t sleeper = read_tid(tids[0]);
   ASSERT_GT(sleeper, 0);
-  Controller ctl(s, child);
+  Controller ctl(s, child, test_watch());
   for (int i = 0; i < 5; ++i) ASSERT_EQ(ctl.wait_idle(nullptr), IdleResult::kIdle);  // proofs made and reused
   EXPECT_FALSE(handler_ran(report[0]));
   syscall(SYS_tgkill, child, sleeper, SIGUSR1);
@@ -301,7 +310,7 @@ TEST(Controller, SleeperSignalledByAnotherThreadOfTheTreeIsBusyUntilItsHandlerEn
   ASSERT_EQ(pipe(tids), 0);
   pid_t child = spawn_signalled_sleeper(s, report[1], tids[1], relay[0]);
   ASSERT_GT(read_tid(tids[0]), 0);
-  Controller ctl(s, child);
+  Controller ctl(s, child, test_watch());
   for (int i = 0; i < 5; ++i) ASSERT_EQ(ctl.wait_idle(nullptr), IdleResult::kIdle);
   ASSERT_EQ(write(relay[1], "x", 1), 1);
   usleep(20000);  // let the relay run and block again: the controller must still see the handler
@@ -376,7 +385,7 @@ void fd_waiter_case(bool use_epoll) {
       if (pid > 0 && kill(pid, SIGKILL) == 0) waitpid(pid, nullptr, 0);
     }
   } reaper{child};
-  Controller ctl(s, child);
+  Controller ctl(s, child, test_watch());
   for (int i = 0; i < 5; ++i) ASSERT_EQ(ctl.wait_idle(nullptr), IdleResult::kIdle);  // proofs made and reused
 
   // The real call is tagged with the wait slot's seq (what lets one read prove it blocked).

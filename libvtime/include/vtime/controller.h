@@ -4,7 +4,9 @@
 // wrapped process tree is blocked (idle), then advance the clock to the earliest pending deadline,
 // which wakes exactly the waiters due by then, in deadline order. Idleness is exact, not guessed:
 // every thread shows a non-running state in /proc, two consecutive scans see identical per-thread
-// scheduler counters, no wake-up is pending and no registration changed in between.
+// scheduler counters, no wake-up is pending and no registration changed in between. Where the
+// kernel lets it load an eBPF program (vtime/tree_watch.h), the kernel counts the tree's active
+// threads instead and a decision costs a few loads instead of /proc reads.
 //
 // Example:
 //     vtime::Controller ctl(session, child_pid);
@@ -44,9 +46,13 @@ struct ControllerStats {
   uint64_t scans = 0;
 };
 
+class TreeWatch;
+
 class Controller {
  public:
-  Controller(Session& session, pid_t root);
+  // With `watch` (see vtime/tree_watch.h) that adopted `root`, idle decisions use the kernel's
+  // count of the tree's active threads; otherwise they read /proc.
+  Controller(Session& session, pid_t root, TreeWatch* watch = nullptr);
   ~Controller();
   Controller(const Controller&) = delete;
   Controller& operator=(const Controller&) = delete;

@@ -23,8 +23,12 @@ struct SpawnResult {
   std::string error;      // one line, for the user
 };
 
+class TreeWatch;
+
+// With `watch`, the child becomes the root of the watch's tree (vtime/tree_watch.h).
 SpawnResult spawn_in_session(const Session& session, const std::string& shim_path,
                              const std::vector<std::string>& argv,
-                             const std::vector<std::pair<std::string, std::string>>& extra_env);
+                             const std::vector<std::pair<std::string, std::string>>& extra_env,
+                             TreeWatch* watch = nullptr);
 
 }  // namespace vtime

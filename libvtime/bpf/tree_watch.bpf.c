@@ -1,0 +1,157 @@
+// The kernel's count of the wrapped tree's threads that are running, runnable, or being woken
+// (see vtime/tree_watch.h for what the controller makes of it, and docs/design.md "Kernel count").
+//
+// Every thread of the tree carries a word in task-local storage: TRACKED (it belongs to the
+// tree; set once, at its birth, never cleared), RUN (on a cpu or queued for one) and PEND (a
+// wake-up has begun and the scheduler has not yet queued it). A thread is *active* when RUN or
+// PEND is set; `active` counts them. Each change of a word is one atomic read-modify-write, and
+// only a change between "no bit" and "some bit" moves `active` (and `generation`), so two cpus
+// updating one thread at once (a wake-up racing the thread's own switch-out) count once.
+//
+// The events, in the kernel's order for one thread:
+//   sched_process_fork   a child of a tracked thread (a thread or a process) is born TRACKED|RUN;
+//                        so is the one child of the thread armed by user space (the tree's root)
+//   sched_waking         a wake-up begins (in the waker's context): PEND
+//   sched_wakeup(_new)   the thread is queued: RUN, then PEND cleared
+//   sched_switch (next)  on a cpu: RUN
+//   sched_switch (prev)  leaves the cpu: RUN cleared only when it blocks in an interruptible
+//                        sleep (state S, not preempted, its state not reset by a pending signal);
+//                        a thread leaving the cpu stopped (T, t), in an uninterruptible sleep (D,
+//                        I/O that ends by itself) or preempted stays active, exactly as the /proc
+//                        rule counts those letters as running. TASK_DEAD: the thread is gone.
+// A wake-up racing a switch-out is counted either way round: waking sets PEND before the
+// switch-out clears RUN, or after it (then the thread was inactive for a moment and the waker,
+// running, is what keeps the tree busy).
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+// The fields read, relocated against the running kernel's BTF (CO-RE).
+struct task_struct {
+  int pid;
+  int tgid;
+  unsigned int __state;
+} __attribute__((preserve_access_index));
+
+struct {
+  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, int);
+  __type(value, __u32);
+} tree_tasks SEC(".maps");
+
+// Wakes the controller when `active` drops to zero (it waits on the ring's epoll descriptor).
+struct {
+  __uint(type, BPF_MAP_TYPE_RINGBUF);
+  __uint(max_entries, 4096);
+} idle_ring SEC(".maps");
+
+#define TRACKED 1u
+#define RUN 2u
+#define PEND 4u
+#define ACTIVE (RUN | PEND)
+
+// Kernel task states (include/linux/sched.h; stable since 5.14).
+#define TASK_INTERRUPTIBLE 0x1u
+#define TASK_DEAD 0x80u
+#define TASK_FROZEN 0x8000u
+
+// The counters, in .bss: user space maps them and reads them with plain loads. One struct, so
+// its layout is the one TreeCounters declares in tree_watch.cpp.
+struct tree_counters {
+  __u64 active;      // threads of the tree with RUN or PEND
+  __u64 generation;  // moves with every change of `active`, every birth and death
+  __u64 exits;       // threads of the tree that have exited
+  __u32 armed_tid;   // the next child this thread forks is the tree's root
+  __s32 root_pid;    // that child, once born
+  __u32 lost;        // children that could not be tracked: the count is no longer complete
+  __u32 pad;
+} counters = {};
+
+static __always_inline void account(__u32 old, int now_active) {
+  int was_active = (old & ACTIVE) != 0;
+  if (was_active == now_active) return;
+  __sync_fetch_and_add(&counters.generation, 1);
+  if (now_active) {
+    __sync_fetch_and_add(&counters.active, 1);
+  } else if (__sync_fetch_and_add(&counters.active, -1) == 1) {
+    __u64 g = counters.generation;
+    bpf_ringbuf_output(&idle_ring, &g, sizeof g, 0);
+  }
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(tree_fork, struct task_struct *parent, struct task_struct *child) {
+  __u32 *p = bpf_task_storage_get(&tree_tasks, parent, 0, 0);
+  int adopt = p && (*p & TRACKED);
+  if (!adopt && counters.armed_tid != 0 && parent->pid == (int)counters.armed_tid) {
+    adopt = 1;
+    counters.armed_tid = 0;
+    counters.root_pid = child->pid;
+  }
+  if (!adopt) return 0;
+  __u32 *c = bpf_task_storage_get(&tree_tasks, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (!c) {
+    // No memory for the child's word: it would run unseen. Say so: the controller then goes
+    // back to reading /proc for the rest of the session.
+    __sync_fetch_and_add(&counters.lost, 1);
+    return 0;
+  }
+  // The child is not running yet, but nothing else can touch its word before wake_up_new_task.
+  __u32 old = __sync_fetch_and_or(c, TRACKED | RUN);
+  account(old, 1);
+  return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(tree_waking, struct task_struct *p) {
+  __u32 *v = bpf_task_storage_get(&tree_tasks, p, 0, 0);
+  if (!v) return 0;
+  account(__sync_fetch_and_or(v, PEND), 1);
+  return 0;
+}
+
+static __always_inline void queued(struct task_struct *p) {
+  __u32 *v = bpf_task_storage_get(&tree_tasks, p, 0, 0);
+  if (!v) return;
+  account(__sync_fetch_and_or(v, RUN), 1);
+  __sync_fetch_and_and(v, ~PEND);
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(tree_wakeup, struct task_struct *p) {
+  queued(p);
+  return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(tree_wakeup_new, struct task_struct *p) {
+  queued(p);
+  return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(tree_switch, _Bool preempt, struct task_struct *prev, struct task_struct *next,
+             unsigned int prev_state) {
+  __u32 *v = bpf_task_storage_get(&tree_tasks, prev, 0, 0);
+  if (v) {
+    if (prev_state & TASK_DEAD) {
+      account(__sync_fetch_and_and(v, ~ACTIVE), 0);
+      __sync_fetch_and_add(&counters.exits, 1);
+      __sync_fetch_and_add(&counters.generation, 1);
+    } else if (!preempt && (prev_state & 0xffu) == TASK_INTERRUPTIBLE && !(prev_state & TASK_FROZEN) &&
+               BPF_CORE_READ(prev, __state) != 0) {
+      // Blocked in S. The second test covers kernels before 6.12, which pass the state read
+      // before a pending signal reset it to running (the thread then stays queued).
+      __u32 old = __sync_fetch_and_and(v, ~RUN);
+      account(old, (old & PEND) != 0);
+    }
+  }
+  __u32 *n = bpf_task_storage_get(&tree_tasks, next, 0, 0);
+  if (n) account(__sync_fetch_and_or(n, RUN), 1);
+  return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

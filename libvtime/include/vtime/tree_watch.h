@@ -1,0 +1,69 @@
+// The kernel's own count of the wrapped tree's active threads, for idle decisions without /proc.
+//
+// What it is for: the controller may move the clock only when every thread of the wrapped tree is
+// blocked. Reading /proc costs a few microseconds per thread per look; a tree of 200 threads
+// (Slurm, a Go runtime) makes every advance cost a millisecond. A TreeWatch loads a small eBPF
+// program on the scheduler's tracepoints that keeps, for the tree only, the number of threads
+// that are running, queued, or being woken, plus a generation counter that moves with every
+// change. The controller reads both from a shared mapping (two loads): zero active threads and an
+// unchanged generation across its look at the waiter table prove the tree idle at that instant.
+// Membership is by descent: the armed thread's next child and everything it forks, however it
+// forks (threads, double-forked daemons, processes without the shim).
+//
+// It needs CAP_BPF and CAP_PERFMON (root) and a kernel with BTF (5.14+ for the states read).
+// Where any of that is missing, open() returns nullptr and the controller reads /proc as before.
+// VTIME_IDLE=proc forces that; VTIME_IDLE=kernel makes a failure to load an error.
+//
+// Example:
+//     std::string why;
+//     auto watch = vtime::TreeWatch::open(&why);         // nullptr: why says why not
+//     auto r = vtime::spawn_in_session(session, shim, argv, {}, watch.get());  // arms, forks
+//     vtime::Controller ctl(session, r.pid, watch.get());
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace vtime {
+
+class TreeWatch {
+ public:
+  struct Counts {
+    uint64_t active = 0;      // threads of the tree running, queued or being woken
+    uint64_t generation = 0;  // moves with every change of `active`, every birth and death
+    uint64_t exits = 0;       // threads of the tree that have exited so far
+    bool complete = true;     // false once a thread of the tree could not be tracked
+  };
+
+  // Loads and attaches the program. nullptr when it cannot be used here (no privileges, no BTF,
+  // built without libbpf, VTIME_IDLE=proc); `why` (if given) then holds one line saying why.
+  // Throws std::runtime_error when VTIME_IDLE=kernel and it cannot be loaded.
+  static std::unique_ptr<TreeWatch> open(std::string* why = nullptr);
+  ~TreeWatch();
+  TreeWatch(const TreeWatch&) = delete;
+  TreeWatch& operator=(const TreeWatch&) = delete;
+
+  // The next child the calling thread creates joins the tree with everything it will create:
+  // call right before fork. A tree may have several roots (one adoption per fork).
+  void adopt_next_fork();
+  // The last root adopted, 0 before its birth.
+  pid_t root() const;
+  // Generation is read first: a caller comparing two reads' generations knows nothing changed
+  // between them when they are equal.
+  Counts counts() const;
+  // Blocks until `active` has dropped to zero since the last call (the program says so), or
+  // `timeout_us` of real time passed. Returns true when woken by the program.
+  bool wait_quiet(long timeout_us);
+  // True when process `pid` (its leader thread) belongs to the tree.
+  bool watches(pid_t pid) const;
+
+ private:
+  struct Impl;
+  explicit TreeWatch(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace vtime

@@ -1,0 +1,206 @@
+// vtime/tree_watch.h: the kernel's count of the tree's active threads, on real processes.
+// Skipped where the program cannot be loaded (not root, no BTF, VTIME_IDLE=proc): the controller
+// then uses the /proc rule, which test_controller checks on its own.
+#include <vtime/tree_watch.h>
+
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+using namespace vtime;
+
+namespace {
+
+std::unique_ptr<TreeWatch> open_or_skip(std::string* why) {
+  auto w = TreeWatch::open(why);
+  return w;
+}
+
+#define OPEN_WATCH(w)                                        \
+  std::string why_not;                                       \
+  auto w = open_or_skip(&why_not);                           \
+  if (!w) GTEST_SKIP() << "kernel count unavailable: " << why_not
+
+// fork(), with the child killed when its parent dies: no test leaves a process behind.
+pid_t fork_tied() {
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);
+  }
+  return pid;
+}
+
+// Forks a child of the watch's tree running `body`.
+pid_t adopt(TreeWatch& w, const std::function<void()>& body) {
+  w.adopt_next_fork();
+  pid_t pid = fork_tied();
+  if (pid == 0) {
+    body();
+    _exit(0);
+  }
+  return pid;
+}
+
+// Polls `pred` for up to 5 s of real time.
+bool eventually(const std::function<bool()>& pred) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (std::chrono::steady_clock::now() < end) {
+    if (pred()) return true;
+    usleep(1000);
+  }
+  return pred();
+}
+
+// True when `active` stays above zero for every one of `n` looks 1 ms apart.
+bool stays_active(TreeWatch& w, int n = 50) {
+  for (int i = 0; i < n; ++i) {
+    if (w.counts().active == 0) return false;
+    usleep(1000);
+  }
+  return true;
+}
+
+void block_forever() {
+  for (;;) pause();
+}
+
+void reap(pid_t pid) {
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+}
+
+}  // namespace
+
+TEST(TreeWatch, AdoptsTheNextChildOnly) {
+  OPEN_WATCH(w);
+  EXPECT_EQ(w->root(), 0);
+  pid_t child = adopt(*w, block_forever);
+  ASSERT_GT(child, 0);
+  EXPECT_EQ(w->root(), child);
+  EXPECT_TRUE(w->watches(child));
+  EXPECT_FALSE(w->watches(getpid()));
+  pid_t other = fork_tied();  // not armed: not in the tree
+  if (other == 0) block_forever();
+  EXPECT_FALSE(w->watches(other));
+  EXPECT_TRUE(eventually([&] { return w->counts().active == 0; })) << "blocked children still counted";
+  reap(other);
+  reap(child);
+}
+
+TEST(TreeWatch, BlockedTreeOfProcessesAndThreadsIsQuiet) {
+  OPEN_WATCH(w);
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t child = adopt(*w, [&] {
+    if (fork_tied() == 0) {
+      std::thread t([] { block_forever(); });
+      block_forever();
+    }
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 8; ++i) threads.emplace_back([&] {
+      char c;
+      if (read(fds[0], &c, 1) < 0) _exit(3);  // a call the shim does not even see
+    });
+    block_forever();
+  });
+  EXPECT_TRUE(eventually([&] { return w->counts().active == 0; }));
+  auto quiet = w->counts();
+  usleep(20000);
+  EXPECT_EQ(w->counts().generation, quiet.generation) << "a blocked tree changed";
+  // One byte wakes one reader: the tree is active while it runs, quiet once it has exited.
+  ASSERT_EQ(write(fds[1], "x", 1), 1);
+  EXPECT_TRUE(eventually([&] { return w->counts().exits >= quiet.exits + 1 && w->counts().active == 0; }));
+  EXPECT_GT(w->counts().generation, quiet.generation);
+  reap(child);
+  close(fds[0]);
+  close(fds[1]);
+}
+
+TEST(TreeWatch, ASpinningThreadOfAGrandchildKeepsTheTreeActive) {
+  OPEN_WATCH(w);
+  pid_t child = adopt(*w, [] {
+    if (fork_tied() == 0) {
+      std::thread spin([] {
+        std::atomic<long> n{0};
+        for (;;) n.fetch_add(1, std::memory_order_relaxed);
+      });
+      block_forever();
+    }
+    block_forever();
+  });
+  usleep(20000);
+  EXPECT_TRUE(stays_active(*w));
+  reap(child);  // the spinner dies with it (fork_tied)
+  EXPECT_TRUE(eventually([&] { return w->counts().active == 0; }));
+}
+
+TEST(TreeWatch, AStoppedProcessHoldsTheCount) {
+  OPEN_WATCH(w);
+  pid_t child = adopt(*w, block_forever);
+  ASSERT_TRUE(eventually([&] { return w->counts().active == 0; }));
+  kill(child, SIGSTOP);
+  EXPECT_TRUE(eventually([&] { return w->counts().active > 0; })) << "a stopped process counted as blocked";
+  EXPECT_TRUE(stays_active(*w, 20));
+  kill(child, SIGCONT);
+  EXPECT_TRUE(eventually([&] { return w->counts().active == 0; }));
+  reap(child);
+}
+
+TEST(TreeWatch, AnUninterruptibleSleepCountsAsActive) {
+  OPEN_WATCH(w);
+  // vfork: the parent waits in an uninterruptible (killable) sleep until the child execs or exits.
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t child = adopt(*w, [&] {
+    pid_t v = vfork();
+    if (v == 0) {
+      char c;
+      ssize_t r = read(fds[0], &c, 1);  // blocks the vfork child (S) while its parent is in D
+      _exit(r == 1 ? 0 : 1);
+    }
+    waitpid(v, nullptr, 0);
+    block_forever();
+  });
+  usleep(20000);
+  EXPECT_TRUE(stays_active(*w, 20)) << "the vfork parent's D state counted as blocked";
+  ASSERT_EQ(write(fds[1], "x", 1), 1);
+  EXPECT_TRUE(eventually([&] { return w->counts().active == 0; }));
+  reap(child);
+  close(fds[0]);
+  close(fds[1]);
+}
+
+TEST(TreeWatch, WaitQuietWakesWhenTheTreeBlocks) {
+  OPEN_WATCH(w);
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t child = adopt(*w, [&] {
+    // 50 ms of work, then block.
+    auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+    while (std::chrono::steady_clock::now() < end) {
+    }
+    char c;
+    if (read(fds[0], &c, 1) < 0) _exit(3);
+    block_forever();
+  });
+  bool woken = false;
+  for (int i = 0; i < 100 && !woken; ++i) woken = w->wait_quiet(100000) && w->counts().active == 0;
+  EXPECT_TRUE(woken);
+  EXPECT_EQ(w->counts().active, 0u);
+  reap(child);
+  close(fds[0]);
+  close(fds[1]);
+}
