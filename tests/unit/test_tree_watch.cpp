@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sched.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -161,17 +163,20 @@ TEST(TreeWatch, AStoppedProcessHoldsTheCount) {
 
 TEST(TreeWatch, AnUninterruptibleSleepCountsAsActive) {
   OPEN_WATCH(w);
-  // vfork: the parent waits in an uninterruptible (killable) sleep until the child execs or exits.
-  int fds[2];
+  // A vfork-style clone: the parent waits in an uninterruptible (killable) sleep until the child
+  // execs or exits. clone() itself, not vfork(): ThreadSanitizer turns vfork() into fork().
+  static int fds[2];
   ASSERT_EQ(pipe(fds), 0);
   pid_t child = adopt(*w, [&] {
-    pid_t v = vfork();
-    if (v == 0) {
+    static char stack[64 * 1024];
+    auto body = [](void*) -> int {
       char c;
-      ssize_t r = read(fds[0], &c, 1);  // blocks the vfork child (S) while its parent is in D
-      _exit(r == 1 ? 0 : 1);
-    }
-    waitpid(v, nullptr, 0);
+      long r = syscall(SYS_read, fds[0], &c, 1);  // the child blocks (S) while its parent is in D
+      syscall(SYS_exit, r == 1 ? 0 : 1);
+      return 0;
+    };
+    pid_t v = clone(body, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, nullptr);
+    if (v > 0) waitpid(v, nullptr, 0);
     block_forever();
   });
   usleep(20000);
