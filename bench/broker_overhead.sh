@@ -81,6 +81,42 @@ for name in spaced_200_delay170 burst_200_delay170 kit_10h_80; do
   awk -v n="$name" -v s="$run" -v t="$twin" -v k="$kb" -v rr="$(minmax < "$tmp/run.s")" 'BEGIN {
     printf "%s: vtime run median %.2f s (%s), peak RSS of vtime %d KiB; event_fcfs directly against vtime sim %.2f s; ratio %.2f\n", n, s, rr, k, t, s / t
     printf "RESULT vtime_run_periodic_fcfs_%s %.2f s target < 1 s %s\n", n, s, (s < 1 ? "PASS" : "FAIL")
-    exit (s < 1 ? 0 : 1) }' || status=1
+    ok = s < 1
+    if (n == "kit_10h_80") {  # issue 12: relative to the floor of the protocol, same run
+      printf "RESULT vtime_run_kit_over_twin %.2f target <= 1.5 %s\n", s / t, (s / t <= 1.5 ? "PASS" : "FAIL")
+      ok = ok && s / t <= 1.5
+    }
+    exit (ok ? 0 : 1) }' || status=1
 done
+
+# 3. event_fcfs as it is (its ZeroMQ poll wakes every 100 ms) on 2,000 jobs (generated, fixed seed):
+# through vtime run each of those wake-ups is a tick, a full round trip; directly against vtime
+# sim it sees only Batsim's events. Issue 12 asks for the figures side by side.
+/usr/bin/python3 - "$tmp/jobs2000.json" <<'PY'
+import json, random, sys
+r = random.Random(2000)
+jobs, t = [], 0.0
+for i in range(2000):
+    t += r.expovariate(1 / 20.0)
+    jobs.append({"id": str(i), "subtime": round(t, 3), "res": r.randint(1, 16), "profile": "d%d" % (i % 50)})
+profiles = {"d%d" % k: {"type": "delay", "delay": 10 + 15 * k} for k in range(50)}
+json.dump({"nb_res": 16, "jobs": jobs, "profiles": profiles}, open(sys.argv[1], "w"))
+PY
+: > "$tmp/ev.s"; : > "$tmp/evd.s"
+i=0
+while [ $i -lt "$rounds" ]; do
+  t0=$(now); "$vt" run -p "$plat" -w "$tmp/jobs2000.json" -e "$tmp/ev" -- "$efcfs" -s '{endpoint}' 2> "$tmp/ev.err"; t1=$(now)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }' >> "$tmp/ev.s"
+  ep="ipc://$tmp/evd$i"
+  "$efcfs" -s "$ep" & sched=$!
+  t0=$(now); "$vt" sim -p "$plat" -w "$tmp/jobs2000.json" -e "$tmp/evd" -s "$ep" 2> /dev/null; t1=$(now)
+  wait $sched
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }' >> "$tmp/evd.s"
+  cmp -s "$tmp/ev_jobs.csv" "$tmp/evd_jobs.csv" || { echo "event_fcfs: schedules differ between vtime run and direct"; status=1; }
+  i=$((i + 1))
+done
+ticks=$(sed -n 's/.* \([0-9][0-9]*\) ticks.*/\1/p' "$tmp/ev.err")
+msgs=$(sed -n 's/.* \([0-9][0-9]*\) messages.*/\1/p' "$tmp/ev.err")
+awk -v s="$(median < "$tmp/ev.s")" -v d="$(median < "$tmp/evd.s")" -v t="$ticks" -v m="$msgs" 'BEGIN {
+  printf "event_fcfs, 2,000 jobs: vtime run median %.2f s (%d Batsim messages, %d ticks: %.0f us per tick); directly against vtime sim %.2f s\n", s, m, t, (s - d) / t * 1e6, d }'
 exit $status

@@ -28,7 +28,7 @@ void drive_until_exit(vtime::Session& session, pid_t child, int64_t deadline_ns)
       continue;
     }
     vtime::TimePoint now = session.now();
-    ctl.advance_to(*next > now ? *next : now);
+    ctl.advance_step(*next > now ? *next : now);
   }
 }
 

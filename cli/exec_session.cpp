@@ -117,7 +117,7 @@ int run_exec(const ExecOptions& opts) {
     }
     reported = false;
     TimePoint now = session->now();
-    ctl.advance_to(*next > now ? *next : now);
+    ctl.advance_step(*next > now ? *next : now);
   }
   g_forward_pid.store(0);
   if (result < 0) {

@@ -337,10 +337,13 @@ class Conversation {
     return false;
   }
 
+  // Exact mode moves to a deadline one process at a time (Controller::advance_step; the caller
+  // settles in between), so that processes due at one instant never race; a timestep of the
+  // timeout policy wakes everything due by its end at once.
   void advance(TimePoint t, const char* reason) {
     TimePoint from = session_.now();
     if (opts_.recorder) opts_.recorder->before_advance(from.ns(), t.ns());
-    int woken = ctl_->advance_to(t);
+    int woken = opts_.sync == SyncPolicy::kExact ? ctl_->advance_step(t) : ctl_->advance_to(t);
     if (woken > 0) fired_since_message_ = true;
     if (opts_.recorder) opts_.recorder->advance(from.ns(), std::max(from, t).ns(), reason, woken);
   }

@@ -40,13 +40,28 @@ uint64_t read_start_time(pid_t pid) {
   return parse_proc_stat(buf, nullptr, nullptr, &start) ? start : 0;
 }
 
-uint32_t claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint64_t start_time) {
+// The lineage of a new child of registered process `parent` that its parent did not announce
+// (started by a glibc-internal clone: system(), popen()): the parent's next rank. 0 when the
+// parent is not registered (the root of the tree).
+uint64_t lineage_from_parent(abi::Segment& seg, pid_t parent) {
+  for (auto& p : seg.processes) {
+    if (p.state.load(std::memory_order_acquire) == 1 && p.pid.load() == parent) {
+      return abi::child_lineage(p.lineage.load(), p.forks.fetch_add(1) + 1);
+    }
+  }
+  return 0;
+}
+
+// `lineage` 0: not known by the caller (see abi::ProcessSlot::lineage).
+uint32_t claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint64_t start_time, uint64_t lineage) {
   for (uint32_t i = 0; i < abi::kProcessSlots; ++i) {
     auto& p = seg.processes[i];
     if (p.state.load(std::memory_order_acquire) == 1 && p.pid.load() == pid) {
-      // The same process after exec: its agent (if it had one) is gone with the old image.
+      // The same process after exec (its agent, if it had one, is gone with the old image), or
+      // a child that registered itself before its parent announced it.
       p.agent_tid.store(0);
       if (start_time != 0) p.start_time.store(start_time);
+      if (lineage != 0) p.lineage.store(lineage);
       return i;
     }
   }
@@ -61,6 +76,8 @@ uint32_t claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint64_t
       p.clock_reads.store(0);
       p.clock_digest.store(0);
       p.agent_tid.store(0);
+      p.lineage.store(lineage);
+      p.forks.store(0);
       p.state.store(1, std::memory_order_release);
       notify_activity(seg);
       return i;
@@ -77,7 +94,11 @@ void do_attach() {
     Session s = Session::attach(spec);
     abi::Segment* seg = &s.segment();
     pid_t pid = getpid();
-    uint32_t idx = claim_process_slot(*seg, pid, getppid(), read_start_time(pid));
+    pid_t parent = getppid();
+    bool announced = false;
+    for (auto& p : seg->processes) announced = announced || (p.state.load() == 1 && p.pid.load() == pid);
+    uint32_t idx = claim_process_slot(*seg, pid, parent, read_start_time(pid),
+                                      announced ? 0 : lineage_from_parent(*seg, parent));
     g_context.store(new ProcessContext{std::move(s), seg, idx, pid}, std::memory_order_release);
     install_fork_handlers();
   } catch (const SessionError& e) {
@@ -106,10 +127,24 @@ ProcessContext* context_slow() {
   return g_context.load(std::memory_order_acquire);
 }
 
-void register_child(pid_t pid) {
+namespace {
+// The lineage the calling thread's next child gets (set before the fork: the child, a copy of this
+// thread, reads it in after_fork_child).
+thread_local uint64_t t_child_lineage = 0;
+}  // namespace
+
+uint64_t next_child_lineage() {
+  ProcessContext* c = context();
+  if (!c) return 0;
+  auto& slot = c->seg->processes[c->proc_index];
+  t_child_lineage = abi::child_lineage(slot.lineage.load(), slot.forks.fetch_add(1) + 1);
+  return t_child_lineage;
+}
+
+void register_child(pid_t pid, uint64_t lineage) {
   ProcessContext* c = context();
   if (!c || pid <= 0) return;
-  claim_process_slot(*c->seg, pid, c->pid, 0);
+  claim_process_slot(*c->seg, pid, c->pid, 0, lineage);
 }
 
 void after_fork_child() {
@@ -117,7 +152,7 @@ void after_fork_child() {
   if (!c) return;
   pid_t pid = getpid();
   c->pid = pid;
-  c->proc_index = claim_process_slot(*c->seg, pid, getppid(), read_start_time(pid));
+  c->proc_index = claim_process_slot(*c->seg, pid, getppid(), read_start_time(pid), t_child_lineage);
 }
 
 void notify_activity(abi::Segment& seg) {

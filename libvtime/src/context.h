@@ -39,9 +39,12 @@ inline ProcessContext* context() {
 }
 inline bool active() { return context() != nullptr; }
 
+// The lineage of the child this thread is about to fork or spawn (abi::ProcessSlot::lineage):
+// call right before, pass it to register_child.
+uint64_t next_child_lineage();
 // Registers `pid` (a child just forked or spawned by this process) so that the controller sees
 // it before it runs a single instruction of its own.
-void register_child(pid_t pid);
+void register_child(pid_t pid, uint64_t lineage);
 // Called in the child after fork: new process slot, fresh thread state, no agent, no timers.
 void after_fork_child();
 

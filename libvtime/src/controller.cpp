@@ -618,6 +618,9 @@ struct Controller::Impl {
     return snap;
   }
 
+  // advance_to (one_process false) and advance_step (true).
+  int advance(TimePoint t, bool one_process);
+
   // Sleeps `us` microseconds of real time, unless the session ends.
   void pause_us(long us) {
     auto& h = seg.header;
@@ -750,13 +753,15 @@ void write_clock(abi::ClockState& c, TimePoint now, int64_t rate_ppm) {
   c.seq.store(s + 2, std::memory_order_release);
 }
 
-}  // namespace
-
-void Controller::set_now(TimePoint t) {
-  auto& c = impl_->seg.header.clock;
+// Sets the clock to t, never backwards, without waking anyone.
+void set_clock_now(abi::ClockState& c, TimePoint t) {
   TimePoint cur = Session::read_clock(c);
   if (t > cur) write_clock(c, t, c.rate_ppm.load(std::memory_order_relaxed));
 }
+
+}  // namespace
+
+void Controller::set_now(TimePoint t) { set_clock_now(impl_->seg.header.clock, t); }
 
 void Controller::set_rate(double factor) {
   auto& c = impl_->seg.header.clock;
@@ -765,22 +770,43 @@ void Controller::set_rate(double factor) {
 
 void Controller::watch_own_threads(bool on) { impl_->watch_self = on; }
 
-int Controller::advance_to(TimePoint t) {
-  Impl& m = *impl_;
+int Controller::advance_to(TimePoint t) { return impl_->advance(t, false); }
+
+int Controller::advance_step(TimePoint t) { return impl_->advance(t, true); }
+
+int Controller::Impl::advance(TimePoint t, bool one_process) {
+  Impl& m = *this;
   auto& h = m.seg.header;
-  set_now(t);
+  set_clock_now(m.seg.header.clock, t);
   struct Due {
     int64_t deadline;
     uint64_t seq;
     uint32_t index;
     uint32_t process;
+    pid_t pid;
   };
   std::vector<Due> due;
   for (uint32_t i = 0, n = detail::waiter_limit(m.seg); i < n; ++i) {
     auto& w = m.seg.waiters[i];
     if (w.state.load(std::memory_order_acquire) != abi::kWaiting) continue;
     int64_t d = w.deadline.load(std::memory_order_relaxed);
-    if (d <= t.ns()) due.push_back({d, w.seq.load(std::memory_order_relaxed), i, w.process.load(std::memory_order_relaxed)});
+    if (d <= t.ns()) {
+      due.push_back({d, w.seq.load(std::memory_order_relaxed), i, w.process.load(std::memory_order_relaxed),
+                     w.pid.load(std::memory_order_relaxed)});
+    }
+  }
+  if (one_process && !due.empty()) {
+    // Only the earliest deadline, and of the processes due then, the one with the lowest pid:
+    // the caller lets the tree settle before the next step, so processes due at one instant run
+    // one after another in an order that does not depend on real-time races (see
+    // advance_step in controller.h).
+    int64_t first = due.front().deadline;
+    for (const Due& d : due) first = std::min(first, d.deadline);
+    pid_t pid = 0;
+    for (const Due& d : due) {
+      if (d.deadline == first && (pid == 0 || d.pid < pid)) pid = d.pid;
+    }
+    std::erase_if(due, [&](const Due& d) { return d.deadline != first || d.pid != pid; });
   }
   // Deadline order; within one deadline, the waiters of one process together: the kernel wakes a
   // group in that order, and a cpu going from one woken thread to the next one of the same

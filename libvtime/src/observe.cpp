@@ -61,7 +61,8 @@ std::vector<RegisteredProcess> registered_processes(Session& s) {
   std::vector<RegisteredProcess> out;
   for (auto& p : s.segment().processes) {
     if (p.state.load(std::memory_order_acquire) != 1) continue;
-    out.push_back({p.pid.load(std::memory_order_relaxed), p.parent.load(std::memory_order_relaxed)});
+    out.push_back({p.pid.load(std::memory_order_relaxed), p.parent.load(std::memory_order_relaxed),
+                   p.lineage.load(std::memory_order_relaxed)});
   }
   std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.pid < b.pid; });
   return out;

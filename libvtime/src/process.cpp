@@ -87,10 +87,11 @@ void install_fork_handlers() {
 }
 
 pid_t process_fork() {
+  uint64_t lineage = next_child_lineage();
   pid_t pid = libc().fork();
   // Registered by the parent, still running: the controller can never see the tree idle while
   // the child exists but is not in the table yet.
-  if (pid > 0) register_child(pid);
+  if (pid > 0) register_child(pid, lineage);
   return pid;
 }
 
@@ -111,10 +112,11 @@ int process_spawn(bool search_path, pid_t* pid, const char* path, const posix_sp
   std::vector<std::string> keep;
   std::vector<char*> out;
   pid_t local = 0;
+  uint64_t lineage = next_child_lineage();
   int r = (search_path ? libc().posix_spawnp : libc().posix_spawn)(&local, path, fa, attr, argv,
                                                                      fix_env(envp, keep, out));
   if (r == 0) {
-    register_child(local);
+    register_child(local, lineage);
     if (pid) *pid = local;
   }
   return r;

@@ -160,16 +160,20 @@ Json Recorder::timer_record(const char* op, const Timer& tm, int64_t t) {
 
 void Recorder::observe(int64_t t) {
   if (!session_) return;
-  // Processes: new ones get ids parents first, then by their parent's id, then in pid (fork)
-  // order: processes that several parents fork at one instant (slurmds starting jobs) race for
-  // pids, but each parent's children come in its own fork order. Gone ones (but the scheduler
+  // Processes: new ones get ids parents first, then by their parent's id, then by lineage (a
+  // hash of where they come from: their parent's lineage and their rank among its forks), then
+  // pid: processes that several parents fork at one instant (slurmds starting jobs) race for
+  // pids, and a double-forked daemon's parent is gone before anyone sees it; lineages do not
+  // depend on either. Gone ones (but the scheduler
   // itself, whose exit status the broker records) are reported once.
   auto live = registered_processes(*session_);
   std::set<pid_t> live_pids;
   for (auto& p : live) live_pids.insert(p.pid);
   std::vector<RegisteredProcess> fresh;
   for (auto& p : live) {
-    if (!procs_.count(p.pid)) fresh.push_back(p);
+    // A child and its parent may each have claimed a slot for it at once: one id per pid.
+    bool listed = std::any_of(fresh.begin(), fresh.end(), [&](auto& q) { return q.pid == p.pid; });
+    if (!procs_.count(p.pid) && !listed) fresh.push_back(p);
   }
   while (!fresh.empty()) {
     // The new processes whose parent has an id (or is not in the tree at all), by (parent id,
@@ -187,7 +191,7 @@ void Recorder::observe(int64_t t) {
       return it == procs_.end() ? -1 : it->second;
     };
     std::sort(ready.begin(), ready.end(), [&](auto& a, auto& b) {
-      return std::make_pair(parent_id(a), a.pid) < std::make_pair(parent_id(b), b.pid);
+      return std::make_tuple(parent_id(a), a.lineage, a.pid) < std::make_tuple(parent_id(b), b.lineage, b.pid);
     });
     for (auto& p : ready) {
       int id = proc_id(p.pid);

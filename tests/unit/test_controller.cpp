@@ -424,3 +424,58 @@ void fd_waiter_case(bool use_epoll) {
 // wakes it makes the tree busy until it blocks again (here: until it exits).
 TEST(Controller, TaggedPollWaiterIsBusyOnceWokenByData) { fd_waiter_case(false); }
 TEST(Controller, TaggedEpollWaiterIsBusyOnceWokenByData) { fd_waiter_case(true); }
+
+// advance_step wakes, of the waiters due at the earliest deadline, those of one process (the
+// lowest pid) only: processes due at one instant run one after another.
+TEST(Controller, AdvanceStepWakesOneProcessAtATimeInPidOrder) {
+  Session s = Session::create();
+  int fds[2], kid_fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  ASSERT_EQ(pipe(kid_fds), 0);
+  // One root forking three processes (all in the tree under either rule), each with two threads
+  // sleeping until 5 s; each reports its pid when its sleeps are over.
+  pid_t root = spawn(s, [&] {
+    std::vector<pid_t> kids;
+    for (int k = 0; k < 3; ++k) {
+      pid_t kid = fork();
+      if (kid == 0) {
+        std::vector<std::thread> threads;
+        for (int i = 0; i < 2; ++i) threads.emplace_back([] { sleep_virtual(5); });
+        for (auto& t : threads) t.join();
+        pid_t me = getpid();
+        _exit(write(fds[1], &me, sizeof me) == sizeof me ? 0 : 3);
+      }
+      kids.push_back(kid);
+      if (write(kid_fds[1], &kid, sizeof kid) != sizeof kid) return 4;
+    }
+    int bad = 0;
+    for (pid_t k : kids) {
+      int st = 0;
+      waitpid(k, &st, 0);
+      bad += !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    }
+    return bad;
+  });
+  close(fds[1]);
+  close(kid_fds[1]);
+  std::vector<pid_t> kids(3);
+  for (auto& k : kids) ASSERT_EQ(read(kid_fds[0], &k, sizeof k), static_cast<ssize_t>(sizeof k));
+  close(kid_fds[0]);
+  Controller ctl(s, root, test_watch());
+  std::vector<pid_t> order;
+  for (int step = 0; step < 3; ++step) {
+    ASSERT_EQ(ctl.wait_idle(nullptr), IdleResult::kIdle);
+    auto next = ctl.next_deadline();
+    ASSERT_EQ(next, TimePoint::origin() + seconds(5));
+    EXPECT_EQ(ctl.advance_step(*next), 2) << "one process's two sleepers per step";
+    pid_t who = 0;
+    ASSERT_EQ(read(fds[0], &who, sizeof who), static_cast<ssize_t>(sizeof who));
+    order.push_back(who);
+  }
+  close(fds[0]);
+  std::sort(kids.begin(), kids.end());
+  EXPECT_EQ(order, kids);
+  int st = 0;
+  waitpid(root, &st, 0);
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}

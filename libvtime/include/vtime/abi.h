@@ -22,7 +22,7 @@
 namespace vtime::abi {
 
 inline constexpr uint64_t kMagic = 0x31454d4954565f56ULL;  // "V_VTIME1", little-endian
-inline constexpr uint32_t kVersion = 5;  // 5: Header::tick_requests (4: ProcessSlot::sleep_word)
+inline constexpr uint32_t kVersion = 6;  // 6: ProcessSlot::lineage/forks (5: Header::tick_requests)
 inline constexpr uint32_t kWaiterSlots = 4096;
 inline constexpr uint32_t kProcessSlots = 512;
 inline constexpr uint32_t kThreadStatSlots = 4096;
@@ -77,7 +77,20 @@ struct alignas(64) ProcessSlot {
   // and the bit sleep_bit(its slot): a waker bumps it and wakes the bits of the slots it woke,
   // one system call per process; the controller counts the sleepers queued on it.
   std::atomic<uint32_t> sleep_word;
+  // Where the process comes from, independent of pids: a hash of its parent's lineage and of its
+  // rank among the parent's forks (the root: 0). Pids of processes forked at one instant by
+  // different parents race; lineages do not, so the recorder names processes by them.
+  std::atomic<uint64_t> lineage;
+  std::atomic<uint32_t> forks;      // children the process has forked or spawned so far
 };
+
+// The lineage of the `rank`-th child (1-based) of a process of lineage `parent` (splitmix64).
+inline constexpr uint64_t child_lineage(uint64_t parent, uint32_t rank) {
+  uint64_t z = parent ^ (0x9e3779b97f4a7c15ULL * (static_cast<uint64_t>(rank) + 1));
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
 
 inline constexpr uint32_t sleep_bit(uint32_t slot) { return 1u << (slot % 32); }
 

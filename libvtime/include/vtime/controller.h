@@ -13,7 +13,7 @@
 //     while (ctl.wait_idle([&] { return child_exited(); }) == vtime::IdleResult::kIdle) {
 //       auto next = ctl.next_deadline();
 //       if (!next) { report(ctl.describe()); break; }   // blocked forever
-//       ctl.advance_to(*next);
+//       ctl.advance_step(*next);
 //     }
 #pragma once
 
@@ -64,6 +64,13 @@ class Controller {
   // Sets the clock to t (never backwards) and wakes every waiter due at or before t, in
   // deadline order (waiters due at one instant are woken together). Returns how many it woke.
   int advance_to(TimePoint t);
+  // One step of an advance to t, for callers that let the tree settle (wait_idle) between steps
+  // and call it with t = next_deadline(): sets the clock to t and wakes, of the waiters due by
+  // then, those with the earliest deadline of one process only, the one with the lowest pid. Processes due at one
+  // instant thus run one after another, each until the tree is idle, in an order that real-time
+  // races cannot change (pids follow fork order; their wrap-around is the limit). Threads of one
+  // process due at one instant are still woken together. Returns how many it woke.
+  int advance_step(TimePoint t);
   // Sets the clock to t (never backwards) without waking anyone (a message at t is delivered
   // before the timers due at t fire).
   void set_now(TimePoint t);

@@ -35,6 +35,7 @@ std::vector<PendingWait> pending_waits(Session& s);
 struct RegisteredProcess {
   pid_t pid = 0;
   pid_t parent = 0;
+  uint64_t lineage = 0;  // abi::ProcessSlot::lineage: names the process independently of pids
 };
 // Processes registered in the session (attached, or announced by their parent at fork).
 std::vector<RegisteredProcess> registered_processes(Session& s);

@@ -1,0 +1,98 @@
+#!/bin/sh
+# vtime-slurm's speed (issues 11 and 12): the reference workload spaced_200_delay170 on cluster16
+# scheduled by Debian's unmodified Slurm (sched/builtin) in virtual time, against real time.
+#
+# For each of ROUNDS runs (default 3): wall time, speed-up over real time, Batsim messages, ticks
+# and clock advances (per simulated second), the tree's size (processes and threads of the Slurm
+# cluster, sampled mid-run) and the peak memory of the whole tree (vtime, the bridge, slurmctld,
+# slurmds, job processes: the sum of the reaped tree's maximum resident sizes is not what we
+# want, so the peak of the sum of RSS over the run is sampled every 100 ms of real time).
+# Then the cost of an advance alone: one job of 1,700 s (17,000 advances of slurmctld's 100 ms
+# loop, a single job launch), minus the same with a job of 170 s, divided by the difference in
+# advances. Both rules are measured, interleaved: the kernel count and VTIME_IDLE=proc.
+#
+# Targets: speed-up >= 300 (issue 11); <= 300 us per advance of Slurm's tree (issue 12).
+# Usage: bench/slurm_speed.sh BUILD_DIR      ROUNDS=N bench/slurm_speed.sh BUILD_DIR
+# Exit status: 0 every target met, 1 a target missed, 2 the benchmark could not run.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+build=$1
+rounds=${ROUNDS:-3}
+vt=$build/cli/vtime
+[ -x "$vt" ] && [ -x "$build/slurm/vtime-slurm" ] || { echo "slurm_speed.sh: build vtime and vtime-slurm first" >&2; exit 2; }
+command -v slurmctld >/dev/null || { echo "slurm_speed.sh: slurmctld is not installed" >&2; exit 2; }
+plat=$here/../examples/platforms/cluster16.xml
+conf=$here/../examples/slurm/fcfs.conf
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+status=0
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# Samples the tree below pid $1 every 100 ms into $2: "processes threads rss_kib" per line.
+sample_tree() {
+  root=$1 out=$2
+  while kill -0 "$root" 2>/dev/null; do
+    ps -e -o pid=,ppid=,nlwp=,rss= 2>/dev/null | awk -v root="$root" '
+      { ppid[$1] = $2; nlwp[$1] = $3; rss[$1] = $4 }
+      END {
+        for (p in ppid) { q = p; while (q != "" && q != root && q > 1) q = ppid[q]; if (q == root) { np++; nt += nlwp[p]; r += rss[p] } }
+        print np + 0, nt + 0, r + 0 }' >> "$out"
+    sleep 0.1
+  done
+}
+
+# run LABEL WORKLOAD IDLE_MODE: prints "wall simulated messages ticks advances"; tree samples in $tmp/LABEL.tree
+run() {
+  label=$1 wl=$2 mode=$3
+  VTIME_IDLE=$mode "$vt" slurm -p "$plat" -w "$wl" -e "$tmp/$label" --slurm-conf "$conf" 2> "$tmp/$label.err" &
+  pid=$!
+  sample_tree "$pid" "$tmp/$label.tree" &
+  sampler=$!
+  if ! wait "$pid"; then echo "slurm_speed.sh: $label failed:" >&2; cat "$tmp/$label.err" >&2; exit 2; fi
+  wait "$sampler" 2>/dev/null || true
+  sed -n 's/.*simulated \([0-9.]*\) s in \([0-9.]*\) s of wall time.*; \([0-9]*\) messages, \([0-9]*\) ticks, \([0-9]*\) advances.*/\2 \1 \3 \4 \5/p' "$tmp/$label.err"
+}
+
+# 1. The reference workload.
+echo "spaced_200_delay170 on cluster16 through vtime-slurm (sched/builtin), $rounds runs per rule, interleaved"
+for r in $(seq "$rounds"); do
+  for mode in kernel proc; do
+    run "spaced_${mode}_$r" "$here/../examples/workloads/spaced_200_delay170.json" $mode >> "$tmp/spaced_$mode"
+  done
+done
+for mode in kernel proc; do
+  wall=$(cut -d' ' -f1 "$tmp/spaced_$mode" | median)
+  set -- $(head -1 "$tmp/spaced_$mode")
+  sim=$2 msgs=$3 ticks=$4 adv=$5
+  peak=$(cat "$tmp"/spaced_"$mode"_*.tree | awk '$3 > m { m = $3 } END { print m / 1024 }')
+  shape=$(cat "$tmp"/spaced_"$mode"_*.tree | awk '$2 > t { t = $2; p = $1 } END { print p " processes, " t " threads" }')
+  printf '  %-6s wall median %s s (%s), speed-up x%.0f; %s messages, %s ticks, %s advances (%.1f advances per simulated s); largest tree %s; peak RSS of the tree %.1f MiB\n' \
+    "$mode" "$wall" "$(cut -d' ' -f1 "$tmp/spaced_$mode" | sort -g | tr '\n' ' ' | sed 's/ $//')" \
+    "$(echo "$sim / $wall" | bc -l)" "$msgs" "$ticks" "$adv" "$(echo "$adv / $sim" | bc -l)" "$shape" "$peak"
+  [ "$mode" = kernel ] && kernel_speedup=$(echo "$sim / $wall" | bc -l)
+done
+
+# 2. The cost of one advance: 1,700 s minus 170 s of one job, per advance.
+mk() { printf '{"nb_res": 16, "jobs": [{"id": "0", "subtime": 0, "res": 1, "profile": "p"}], "profiles": {"p": {"type": "delay", "delay": %s}}}\n' "$1" > "$2"; }
+mk 170 "$tmp/short.json"
+mk 1700 "$tmp/long.json"
+echo "cost of one advance of the Slurm tree: (one job of 1,700 s) - (one job of 170 s), per extra advance, $rounds runs each"
+for r in $(seq "$rounds"); do
+  for mode in kernel proc; do
+    set -- $(run "short_${mode}_$r" "$tmp/short.json" $mode)
+    sw=$1 sa=$5
+    set -- $(run "long_${mode}_$r" "$tmp/long.json" $mode)
+    echo "$(echo "($1 - $sw) / ($5 - $sa) * 1000000" | bc -l)" >> "$tmp/per_advance_$mode"
+  done
+done
+for mode in kernel proc; do
+  us=$(median < "$tmp/per_advance_$mode")
+  printf '  %-6s %.0f us per advance (runs: %s)\n' "$mode" "$us" "$(sort -g "$tmp/per_advance_$mode" | awk '{ printf "%.0f ", $1 }')"
+  [ "$mode" = kernel ] && kernel_us=$us
+done
+if [ "$(echo "$kernel_speedup >= 300" | bc)" = 1 ]; then r=PASS; else r=FAIL; status=1; fi
+printf 'RESULT slurm_spaced_speedup x%.0f target >= 300 %s\n' "$kernel_speedup" "$r"
+if [ "$(echo "$kernel_us <= 300" | bc)" = 1 ]; then r=PASS; else r=FAIL; status=1; fi
+printf 'RESULT slurm_cost_per_advance %.0f us target <= 300 %s\n' "$kernel_us" "$r"
+exit $status
