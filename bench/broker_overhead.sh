@@ -97,9 +97,9 @@ import json, random, sys
 r = random.Random(2000)
 jobs, t = [], 0.0
 for i in range(2000):
-    t += r.expovariate(1 / 20.0)
-    jobs.append({"id": str(i), "subtime": round(t, 3), "res": r.randint(1, 16), "profile": "d%d" % (i % 50)})
-profiles = {"d%d" % k: {"type": "delay", "delay": 10 + 15 * k} for k in range(50)}
+    t += r.expovariate(1.0)
+    jobs.append({"id": str(i), "subtime": round(t, 3), "res": r.randint(1, 4), "profile": "d%d" % (i % 50)})
+profiles = {"d%d" % k: {"type": "delay", "delay": 5 + k} for k in range(50)}
 json.dump({"nb_res": 16, "jobs": jobs, "profiles": profiles}, open(sys.argv[1], "w"))
 PY
 : > "$tmp/ev.s"; : > "$tmp/evd.s"

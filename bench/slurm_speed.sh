@@ -6,7 +6,8 @@
 # and clock advances (per simulated second), the tree's size (processes and threads of the Slurm
 # cluster, sampled mid-run) and the peak memory of the whole tree (vtime, the bridge, slurmctld,
 # slurmds, job processes: the sum of the reaped tree's maximum resident sizes is not what we
-# want, so the peak of the sum of RSS over the run is sampled every 100 ms of real time).
+# want, so the peak of the sum of RSS over the run is sampled every second of real time; the
+# sampling itself, ps over every process, costs a few percent of a cpu).
 # Then the cost of an advance alone: one job of 1,700 s (17,000 advances of slurmctld's 100 ms
 # loop, a single job launch), minus the same with a job of 170 s, divided by the difference in
 # advances. Both rules are measured, interleaved: the kernel count and VTIME_IDLE=proc.
@@ -29,7 +30,7 @@ status=0
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# Samples the tree below pid $1 every 100 ms into $2: "processes threads rss_kib" per line.
+# Samples the tree below pid $1 every second into $2: "processes threads rss_kib" per line.
 sample_tree() {
   root=$1 out=$2
   while kill -0 "$root" 2>/dev/null; do
@@ -38,7 +39,7 @@ sample_tree() {
       END {
         for (p in ppid) { q = p; while (q != "" && q != root && q > 1) q = ppid[q]; if (q == root) { np++; nt += nlwp[p]; r += rss[p] } }
         print np + 0, nt + 0, r + 0 }' >> "$out"
-    sleep 0.1
+    sleep 1
   done
 }
 

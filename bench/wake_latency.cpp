@@ -166,15 +166,17 @@ int main(int argc, char** argv) {
   // The same wake-up with no vtime (futex_floor.h): what the kernel alone costs on this machine.
   std::vector<double> floor_ms = bench::futex_wake_floor(many.processes, many.threads_per_process, 20);
   bench::Stats last = bench::stats_of(many_exec.last_us);
+  double ratio = -1;
   if (!floor_ms.empty()) {
     bench::Stats f = bench::stats_of(floor_ms);
     printf("1,000 plain futex waiters in 4 processes, no vtime (the kernel's floor):\n");
     printf("  %-34s %9.1f %9.1f %9.1f %9.1f %9.1f  ms  (n=%zu)\n", "wake -> last waiter running", f.min, f.median,
            f.p90, f.p99, f.max, f.n);
-    printf("  vtime / floor, medians: %.2f\n", last.median / 1e3 / f.median);
+    ratio = last.median / 1e3 / f.median;
+    printf("  vtime / floor, medians: %.2f (vtime %.2f ms)\n", ratio, last.median / 1e3);
   }
   bool ok = bench::report_result("wake_latency_median", bench::stats_of(single_exec.wake_us).median, "us", "<=", 20);
-  ok &= bench::report_result("wake_1000_sleepers_4_procs", last.median / 1e3, "ms",
-                             "<=", 5);
+  // Issue 12 restated the 1,000-sleeper target relative to the kernel's floor measured above.
+  ok &= bench::report_result("wake_1000_sleepers_over_floor", ratio, "x", "<=", 1.25);
   return ok ? 0 : 1;
 }
