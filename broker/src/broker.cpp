@@ -257,12 +257,14 @@ class Conversation {
     // which costs no CPU, rather than scanning the scheduler's threads in /proc while it works.
     // Only the real time spent here depends on this; what happens next is decided as always
     // (a reply ends the wait, else idleness is detected exactly).
+    bool replied = false;
     if (opts_.sync == SyncPolicy::kExact && opts_.wall_factor == 0) {
       zmq::pollitem_t items[] = {{sched_.handle(), 0, ZMQ_POLLIN, 0}};
       zmq::poll(items, 1, std::chrono::milliseconds(2));
+      replied = (items[0].revents & ZMQ_POLLIN) != 0;
     }
     for (;;) {
-      if (reply_ready()) break;
+      if (replied || reply_ready()) break;
       if (opts_.sync == SyncPolicy::kTimeout) {
         if (wait_timeout_policy(crash_at)) break;
         continue;
