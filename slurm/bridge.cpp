@@ -102,10 +102,6 @@ class Bridge {
     prepare_dir();
     agent_name_ = "vtime-slurm-" + std::to_string(getpid()) + "-" + std::to_string(reinterpret_cast<uintptr_t>(this));
     agents_ = std::make_unique<AgentLink>(agent_name_);
-    // The job scripts' interpreter: vtime-slurm-agent next to this executable (as built and as
-    // installed), else this executable in its agent mode (same behaviour, slower to start).
-    std::string agent = (std::filesystem::path(o.self).parent_path() / "vtime-slurm-agent").string();
-    agent_interpreter_ = access(agent.c_str(), X_OK) == 0 ? "#!" + agent + "\n" : "#!" + o.self + " --job-agent\n";
     sock_ = zmq::socket_t(ctx_, zmq::socket_type::rep);
     sock_.set(zmq::sockopt::linger, 1000);
     sock_.bind(o.endpoint);
@@ -217,7 +213,7 @@ class Bridge {
     r.comment = s.job_id;
     r.nodes = static_cast<uint32_t>(std::max(s.job.res, 0));
     r.time_limit_min = s.job.walltime ? time_limit_minutes(s.job.walltime->ns()) : 0;
-    r.script = agent_interpreter_;
+    r.script = "#!" + o_.self + " --job-agent\n";
     r.work_dir = dir_;
     for (char** e = environ; *e; ++e) r.environment.emplace_back(*e);
     r.environment.push_back(std::string(kAgentSocketEnv) + "=" + agent_name_);
@@ -345,7 +341,6 @@ class Bridge {
   Extra extra_;
   std::string dir_;
   std::string agent_name_;
-  std::string agent_interpreter_;  // the first line of every job script
   zmq::context_t ctx_{1};
   zmq::socket_t sock_;
   DaemonSet daemons_;
