@@ -273,6 +273,12 @@ struct Controller::Impl {
       pid_t pid = p.pid.load();
       if (watched_pids.count(pid)) continue;
       if (!watch->watches(pid)) {
+        if (kill(pid, 0) != 0 && errno == ESRCH) {
+          // Gone (killed from outside and reaped since its slot was read): not a sign of a
+          // process outside the tree. Not idle now; the next look reclaims its slot.
+          reclaimed_exits = ~0ull;
+          return false;
+        }
         char why[96];
         snprintf(why, sizeof why, "registered process %d is not a descendant the kernel count watches", pid);
         give_up_kernel_count(why);
