@@ -878,7 +878,11 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
 
 std::vector<pid_t> Controller::tree_pids() { return impl_->pids(); }
 
-ControllerStats Controller::stats() const { return impl_->stats; }
+ControllerStats Controller::stats() const {
+  ControllerStats s = impl_->stats;
+  s.kernel_count = impl_->watch != nullptr;
+  return s;
+}
 
 std::vector<ThreadReport> Controller::describe() {
   Impl& m = *impl_;

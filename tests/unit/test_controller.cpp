@@ -79,6 +79,9 @@ DriveResult drive(Session& s, pid_t child) {
     run.times.push_back(*next);
     ++run.advances;
   }
+  // Every decision used the rule this run is about: the kernel count where it loads (a watch
+  // that lost its tree, or a registered process it did not recognise, would have fallen back).
+  EXPECT_EQ(ctl.stats().kernel_count, test_watch() != nullptr);
   return run;
 }
 
@@ -199,6 +202,8 @@ TEST(Controller, ReclaimsTheSlotsOfAKilledProcess) {
   waitpid(child, &status, 0);
   ctl.wait_idle(nullptr);
   EXPECT_FALSE(ctl.next_deadline().has_value()) << "a dead process's deadline must not hold the clock";
+  // Killed from outside and reaped: not a reason to stop trusting the kernel count.
+  EXPECT_EQ(ctl.stats().kernel_count, test_watch() != nullptr);
 }
 
 TEST(Controller, WaitIdleReturnsWhenInterrupted) {
@@ -475,6 +480,7 @@ TEST(Controller, AdvanceStepWakesOneProcessAtATimeInPidOrder) {
   close(fds[0]);
   std::sort(kids.begin(), kids.end());
   EXPECT_EQ(order, kids);
+  EXPECT_EQ(ctl.stats().kernel_count, test_watch() != nullptr) << "three registered processes of the tree";
   int st = 0;
   waitpid(root, &st, 0);
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);

@@ -44,6 +44,9 @@ struct ControllerStats {
   uint64_t wakeups = 0;
   uint64_t idle_decisions = 0;
   uint64_t scans = 0;
+  // Idle decisions use the kernel's count (vtime/tree_watch.h), not /proc. False from the start
+  // without a watch, and from the moment the controller gave it up (logged).
+  bool kernel_count = false;
 };
 
 class TreeWatch;
