@@ -204,16 +204,37 @@ struct Controller::Impl {
     watch = nullptr;
   }
 
+  // The controller's own process's threads but the one calling (watch_own_threads), listed with
+  // the fork counter `forks`. false when they cannot be listed.
+  bool own_thread_ids(uint64_t forks, std::vector<pid_t>& out) {
+    pid_t self = getpid();
+    pid_t me = detail::gettid_raw();
+    ProcessStatus ps;
+    if (!proc.process_status(self, ps) || !proc.thread_ids(self, forks, ps.threads, out)) return false;
+    std::erase(out, me);
+    return true;
+  }
+
+  // Frees waiter slot i, a thread's, when its thread no longer exists (it can never be consumed).
+  // false when the thread is still there.
+  bool free_if_thread_gone(uint32_t i) {
+    auto& w = seg.waiters[i];
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%d/task/%d", w.pid.load(), w.tid.load());
+    if (access(path, F_OK) == 0) return false;
+    VTIME_LOGF("controller", LogLevel::kDebug, "thread %d (pid %d) is gone: freeing slot %d", w.tid.load(), w.pid.load(),
+               static_cast<int>(i));
+    detail::free_slot(w);
+    return true;
+  }
+
   // The broker's own threads but the caller, each sampled in full; false if one runs.
   bool sample_own_threads(std::vector<ThreadSample>& out) {
     out.clear();
     pid_t self = getpid();
-    pid_t me = detail::gettid_raw();
-    ProcessStatus ps;
     std::vector<pid_t> ids;
-    if (!proc.process_status(self, ps) || !proc.thread_ids(self, proc.forks(), ps.threads, ids)) return true;
+    if (!own_thread_ids(proc.forks(), ids)) return true;
     for (pid_t tid : ids) {
-      if (tid == me) continue;
       ThreadSample t;
       if (!proc.sample(self, tid, t)) continue;
       if (running_state(t.state) || t.running) return false;
@@ -233,13 +254,7 @@ struct Controller::Impl {
       auto& w = seg.waiters[i];
       uint32_t st = w.state.load(std::memory_order_acquire);
       if ((st != abi::kWaiting && st != abi::kWoken) || w.is_timer.load() != 0) continue;
-      char path[96];
-      snprintf(path, sizeof path, "/proc/%d/task/%d", w.pid.load(), w.tid.load());
-      if (access(path, F_OK) != 0) {
-        VTIME_LOGF("controller", LogLevel::kDebug, "thread %d (pid %d) is gone: freeing slot %d", w.tid.load(),
-                   w.pid.load(), static_cast<int>(i));
-        detail::free_slot(w);
-      }
+      free_if_thread_gone(i);
     }
   }
 
@@ -500,12 +515,9 @@ struct Controller::Impl {
     if (watch_self) {
       // The controller's own process: every thread but the one running this scan.
       pid_t self = getpid();
-      pid_t me = detail::gettid_raw();
-      ProcessStatus ps;
-      if (proc.process_status(self, ps) && proc.thread_ids(self, forks, ps.threads, ids)) {
+      if (own_thread_ids(forks, ids)) {
         live_pids.insert(self);
         for (pid_t tid : ids) {
-          if (tid == me) continue;
           listed.push_back({self, tid});
           tids.insert(tid);
         }
@@ -525,15 +537,7 @@ struct Controller::Impl {
       if (!timer && !tids.count(tid)) {
         // Not in this scan's thread list: either gone, or created after the list was read
         // (then the tree is not idle anyway). Only the kernel can tell which.
-        char path[96];
-        snprintf(path, sizeof path, "/proc/%d/task/%d", w.pid.load(), tid);
-        if (access(path, F_OK) == 0) {
-          snap.busy = true;
-          continue;
-        }
-        VTIME_LOGF("controller", LogLevel::kDebug, "thread %d (pid %d) is gone: freeing slot %d", tid, w.pid.load(),
-                   static_cast<int>(i));
-        detail::free_slot(w);
+        if (!free_if_thread_gone(i)) snap.busy = true;
         continue;
       }
       if (st == abi::kWoken) {
