@@ -40,18 +40,6 @@ uint64_t read_start_time(pid_t pid) {
   return parse_proc_stat(buf, nullptr, nullptr, &start) ? start : 0;
 }
 
-// The lineage of a new child of registered process `parent` that its parent did not announce
-// (started by a glibc-internal clone: system(), popen()): the parent's next rank. 0 when the
-// parent is not registered (the root of the tree).
-uint64_t lineage_from_parent(abi::Segment& seg, pid_t parent) {
-  for (auto& p : seg.processes) {
-    if (p.state.load(std::memory_order_acquire) == 1 && p.pid.load() == parent) {
-      return abi::child_lineage(p.lineage.load(), p.forks.fetch_add(1) + 1);
-    }
-  }
-  return 0;
-}
-
 // `lineage` 0: not known by the caller (see abi::ProcessSlot::lineage).
 uint32_t claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint64_t start_time, uint64_t lineage) {
   for (uint32_t i = 0; i < abi::kProcessSlots; ++i) {
@@ -94,11 +82,10 @@ void do_attach() {
     Session s = Session::attach(spec);
     abi::Segment* seg = &s.segment();
     pid_t pid = getpid();
-    pid_t parent = getppid();
-    bool announced = false;
-    for (auto& p : seg->processes) announced = announced || (p.state.load() == 1 && p.pid.load() == pid);
-    uint32_t idx = claim_process_slot(*seg, pid, parent, read_start_time(pid),
-                                      announced ? 0 : lineage_from_parent(*seg, parent));
+    // The lineage is the announcing parent's to give (register_child): a child that attaches
+    // first leaves it 0 for the parent to fill in. Children of glibc-internal clones (system(),
+    // popen()) are never announced and keep 0: the recorder names them by pid.
+    uint32_t idx = claim_process_slot(*seg, pid, getppid(), read_start_time(pid), 0);
     g_context.store(new ProcessContext{std::move(s), seg, idx, pid}, std::memory_order_release);
     install_fork_handlers();
   } catch (const SessionError& e) {

@@ -78,8 +78,10 @@ struct alignas(64) ProcessSlot {
   // one system call per process; the controller counts the sleepers queued on it.
   std::atomic<uint32_t> sleep_word;
   // Where the process comes from, independent of pids: a hash of its parent's lineage and of its
-  // rank among the parent's forks (the root: 0). Pids of processes forked at one instant by
-  // different parents race; lineages do not, so the recorder names processes by them.
+  // rank among the parent's forks, given by the fork/posix_spawn wrappers (0: the root, and
+  // children of glibc-internal clones, which no wrapper announces). Pids of processes forked at
+  // one instant by different parents race; lineages do not, so the recorder names processes by
+  // them.
   std::atomic<uint64_t> lineage;
   std::atomic<uint32_t> forks;      // children the process has forked or spawned so far
 };
