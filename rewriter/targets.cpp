@@ -23,6 +23,10 @@ constexpr std::array kTargets{
     C("clock_gettime", "vtime_clock_gettime"), C("clock_getres", "vtime_clock_getres"),
     C("gettimeofday", "vtime_gettimeofday"), C("time", "vtime_time"),
     C("timespec_get", "vtime_timespec_get"),
+    // setting the clock (the session's virtual clock, never the host's)
+    C("clock_settime", "vtime_clock_settime"), C("settimeofday", "vtime_settimeofday"),
+    C("stime", "vtime_stime"), C("adjtimex", "vtime_adjtimex"), C("ntp_adjtime", "vtime_adjtimex"),
+    C("clock_adjtime", "vtime_clock_adjtime"), C("adjtime", "vtime_adjtime"),
     // sleeps
     C("nanosleep", "vtime_nanosleep"), C("clock_nanosleep", "vtime_clock_nanosleep"),
     C("usleep", "vtime_usleep"), C("sleep", "vtime_sleep"),
@@ -108,6 +112,8 @@ bool is_time_syscall(long long number) {
       static_cast<long long>(SYS_clock_gettime), static_cast<long long>(SYS_clock_getres),
       static_cast<long long>(SYS_gettimeofday),  static_cast<long long>(SYS_nanosleep),
       static_cast<long long>(SYS_clock_nanosleep), static_cast<long long>(SYS_futex),
+      static_cast<long long>(SYS_clock_settime), static_cast<long long>(SYS_settimeofday),
+      static_cast<long long>(SYS_adjtimex),      static_cast<long long>(SYS_clock_adjtime),
 #ifdef SYS_time
       static_cast<long long>(SYS_time),
 #endif

@@ -3,6 +3,7 @@
 
 #include "futex.h"
 #include "slots.h"
+#include "timers.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -37,10 +38,16 @@ void* agent_main(void* arg) {
   // Lets the controller prove this thread idle with one read (Controller, "sleeper proofs"):
   // only this thread ever waits on agent_word, always in wait_word.
   slot.agent_tid.store(gettid_raw(), std::memory_order_release);
+  uint64_t sets_seen = c->seg->header.clock.realtime_sets.load(std::memory_order_acquire);
   for (;;) {
     uint32_t w = word.load(std::memory_order_acquire);
     pthread_mutex_lock(&g_lock);
     run_due(*c);
+    uint64_t sets = c->seg->header.clock.realtime_sets.load(std::memory_order_acquire);
+    if (sets != sets_seen) {
+      sets_seen = sets;
+      timers_on_clock_set(*c);
+    }
     pthread_mutex_unlock(&g_lock);
     wait_word(*c, &word, w);
   }

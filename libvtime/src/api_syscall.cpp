@@ -89,6 +89,14 @@ extern "C" long vtime_syscall(long n, ...) {
         return vtime_gettimeofday(reinterpret_cast<timeval*>(a1), reinterpret_cast<void*>(a2));
       case SYS_time:
         return vtime_time(reinterpret_cast<time_t*>(a1));
+      case SYS_clock_settime:
+        return vtime_clock_settime(static_cast<clockid_t>(a1), reinterpret_cast<const timespec*>(a2));
+      case SYS_settimeofday:
+        return vtime_settimeofday(reinterpret_cast<const timeval*>(a1), reinterpret_cast<const void*>(a2));
+      case SYS_adjtimex:
+        return vtime_adjtimex(reinterpret_cast<struct timex*>(a1));
+      case SYS_clock_adjtime:
+        return vtime_clock_adjtime(static_cast<clockid_t>(a1), reinterpret_cast<struct timex*>(a2));
       case SYS_nanosleep:
         return vtime_nanosleep(reinterpret_cast<const timespec*>(a1), reinterpret_cast<timespec*>(a2));
       case SYS_clock_nanosleep:

@@ -35,6 +35,10 @@ struct VTimer {
   int64_t interval_ns = 0;
   int overrun = 0;
   sigevent sev{};
+  bool realtime_abs = false;   // armed with an absolute time on a realtime clock
+  bool cancel_on_set = false;  // timerfd: TFD_TIMER_CANCEL_ON_SET with realtime_abs
+  uint64_t sets_seen = 0;      // abi::ClockState::realtime_sets when armed / last cancelled
+  bool cancelled = false;      // timerfd: a clock set cancelled it; the next read says ECANCELED
   int fd = -1;     // timerfd: the eventfd the program reads
   pid_t tid = 0;   // creator, for the deadlock report
 };
@@ -55,11 +59,14 @@ uint32_t claim_timer_slot(ProcessContext& c, uint32_t reason) {
   return i;
 }
 
-void arm_slot(ProcessContext& c, uint32_t slot, TimePoint deadline) {
+// `realtime`: an absolute time on a realtime clock, computed with realtime shift `shift`.
+void arm_slot(ProcessContext& c, uint32_t slot, TimePoint deadline, bool realtime, int64_t shift) {
   auto& s = c.seg->waiters[slot];
   s.deadline.store(deadline.ns(), std::memory_order_relaxed);
+  mark_realtime(s, realtime, shift);
   s.seq.store(c.seg->header.next_seq.fetch_add(1), std::memory_order_relaxed);
   s.state.store(abi::kWaiting, std::memory_order_release);
+  settle_realtime(c, s);
   notify_activity(*c.seg);
 }
 
@@ -156,7 +163,8 @@ void fire(ProcessContext& c, uint32_t slot, void*, uintptr_t index) {
   uint64_t count = 1;
   if (t.interval_ns > 0) {
     count = static_cast<uint64_t>((now_ns - due) / t.interval_ns) + 1;
-    arm_slot(c, slot, TimePoint::from_ns(due) + nanoseconds(t.interval_ns) * static_cast<int64_t>(count));
+    arm_slot(c, slot, TimePoint::from_ns(due) + nanoseconds(t.interval_ns) * static_cast<int64_t>(count),
+             t.realtime_abs, s.shift_at.load());
   } else {
     disarm_slot(c, slot);
   }
@@ -222,7 +230,6 @@ bool valid_spec(const itimerspec* v) {
 }
 
 void set(ProcessContext& c, VTimer& t, int flags, bool abs_flag, const itimerspec* v) {
-  (void)flags;
   bool arm = v->it_value.tv_sec != 0 || v->it_value.tv_nsec != 0;
   t.interval_ns = from_timespec(v->it_interval).ns();
   t.overrun = 0;
@@ -230,10 +237,16 @@ void set(ProcessContext& c, VTimer& t, int flags, bool abs_flag, const itimerspe
     disarm_slot(c, t.slot);
     return;
   }
+  t.realtime_abs = abs_flag && is_realtime_clock(t.clock);
+  t.cancel_on_set = t.kind == Kind::kTimerfd && t.realtime_abs && (flags & TFD_TIMER_CANCEL_ON_SET) != 0;
+  t.sets_seen = c.seg->header.clock.realtime_sets.load();
+  t.cancelled = false;
   TimePoint deadline = abs_flag ? from_clock(c, t.clock, v->it_value) : now(c) + from_timespec(v->it_value);
+  int64_t shift = t_realtime_mark.shift;  // the one from_clock used
+  t_realtime_mark.set = false;
   // An absolute time already past fires at once (at the controller's next decision).
   if (deadline < now(c)) deadline = now(c);
-  arm_slot(c, t.slot, deadline);
+  arm_slot(c, t.slot, deadline, t.realtime_abs, shift);
 }
 
 int timer_index(timer_t id) {
@@ -276,6 +289,60 @@ void timers_forget_fd(int fd) {
     free_timer(*c, i);
     g_timerfd_count.fetch_sub(1, std::memory_order_relaxed);
   }
+}
+
+void timers_on_clock_set(ProcessContext& c) {
+  uint64_t sets = c.seg->header.clock.realtime_sets.load();
+  for (auto& t : g_timers) {
+    if (!t.used || !t.cancel_on_set || t.sets_seen == sets) continue;
+    t.sets_seen = sets;
+    t.cancelled = true;
+    uint64_t one = 1;  // readable now: the read that follows says ECANCELED
+    ssize_t r = ::write(t.fd, &one, sizeof one);
+    (void)r;
+  }
+}
+
+// A timerfd armed with TFD_TIMER_CANCEL_ON_SET whose clock was set since: its next read fails
+// with ECANCELED, once, and the expirations counted so far are dropped (as Linux does).
+static bool take_cancel(ProcessContext& c, int i) {
+  VTimer& t = g_timers[i];
+  if (!t.cancel_on_set) return false;
+  uint64_t sets = c.seg->header.clock.realtime_sets.load();
+  if (!t.cancelled && t.sets_seen == sets) return false;
+  t.sets_seen = sets;
+  t.cancelled = false;
+  pollfd p{t.fd, POLLIN, 0};
+  uint64_t drop;
+  while (libc().poll(&p, 1, 0) == 1 && libc().read(t.fd, &drop, sizeof drop) > 0) {
+  }
+  return true;
+}
+
+ssize_t timers_read(int fd, void* buf, size_t n) {
+  if (g_timerfd_count.load(std::memory_order_relaxed) == 0) return libc().read(fd, buf, n);
+  ProcessContext* c = context();
+  if (!c) return libc().read(fd, buf, n);
+  {
+    Locked l;
+    int i = timerfd_index(fd);
+    if (i < 0) return libc().read(fd, buf, n);
+    if (take_cancel(*c, i)) {
+      errno = ECANCELED;
+      return -1;
+    }
+  }
+  ssize_t r = libc().read(fd, buf, n);
+  if (r > 0) {
+    // A set while the read blocked: the agent's wake-up count is not an expiration.
+    Locked l;
+    int i = timerfd_index(fd);
+    if (i >= 0 && take_cancel(*c, i)) {
+      errno = ECANCELED;
+      return -1;
+    }
+  }
+  return r;
 }
 
 }  // namespace vtime::detail
@@ -440,7 +507,7 @@ int vtime_timerfd_settime(int fd, int flags, const struct itimerspec* value, str
   pollfd p{fd, POLLIN, 0};
   if (libc().poll(&p, 1, 0) == 1) {
     uint64_t drop;
-    ssize_t r = ::read(fd, &drop, sizeof drop);
+    ssize_t r = libc().read(fd, &drop, sizeof drop);
     (void)r;
   }
   set(*c, g_timers[i], flags, (flags & TFD_TIMER_ABSTIME) != 0, value);

@@ -32,7 +32,7 @@ uint64_t read_start_time(pid_t pid) {
   int fd = ::open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
   char buf[1024];
-  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ssize_t n = libc().read(fd, buf, sizeof buf - 1);
   ::close(fd);
   if (n <= 0) return 0;
   buf[n] = 0;

@@ -63,14 +63,37 @@ inline bool is_virtual_clock(clockid_t clk) {
 inline bool is_realtime_clock(clockid_t clk) {
   return clk == CLOCK_REALTIME || clk == CLOCK_REALTIME_COARSE || clk == CLOCK_TAI || clk == CLOCK_REALTIME_ALARM;
 }
+// CLOCK_REALTIME at virtual time 0: the session's epoch plus what the tree's clock sets added.
+inline int64_t realtime_base(ProcessContext& c) {
+  return c.seg->header.clock.epoch_ns + c.seg->header.clock.realtime_shift_ns.load(std::memory_order_relaxed);
+}
+inline int64_t clock_base(ProcessContext& c, clockid_t clk) {
+  return is_realtime_clock(clk) ? realtime_base(c) : c.seg->header.clock.mono_origin_ns;
+}
+
+// The last absolute CLOCK_REALTIME time this thread turned into a virtual instant, and the shift
+// it used. A clock set must move such deadlines (and only those) on the virtual time line: the
+// wait that registers this very deadline next (WaitScope) marks its slot from here, so the many
+// families of timed waits need not carry the clock id down to where the slot is filled.
+struct RealtimeMark {
+  int64_t deadline = 0;
+  int64_t shift = 0;
+  bool set = false;
+};
+extern __attribute__((tls_model("initial-exec"))) thread_local RealtimeMark t_realtime_mark;
+
 // Absolute timespec on clock clk -> virtual instant.
 inline TimePoint from_clock(ProcessContext& c, clockid_t clk, const timespec& abs) {
-  int64_t base = is_realtime_clock(clk) ? c.seg->header.clock.epoch_ns : c.seg->header.clock.mono_origin_ns;
-  return TimePoint::origin() + (from_timespec(abs) - nanoseconds(base));
+  if (is_realtime_clock(clk)) {
+    int64_t shift = c.seg->header.clock.realtime_shift_ns.load(std::memory_order_relaxed);
+    TimePoint t = TimePoint::origin() + (from_timespec(abs) - nanoseconds(c.seg->header.clock.epoch_ns + shift));
+    t_realtime_mark = RealtimeMark{t.ns(), shift, true};
+    return t;
+  }
+  return TimePoint::origin() + (from_timespec(abs) - nanoseconds(c.seg->header.clock.mono_origin_ns));
 }
 inline timespec to_clock(ProcessContext& c, clockid_t clk, TimePoint t) {
-  int64_t base = is_realtime_clock(clk) ? c.seg->header.clock.epoch_ns : c.seg->header.clock.mono_origin_ns;
-  int64_t ns = t.ns() + base;  // both far from the int64 limits
+  int64_t ns = t.ns() + clock_base(c, clk);  // both far from the int64 limits
   return timespec{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
 }
 

@@ -36,7 +36,8 @@ std::string to_string(const ThreadReport& t) {
 const char* reason_name(uint32_t reason) {
   static const char* names[] = {"wait", "sleep", "poll", "select", "epoll_wait", "condition variable",
                                 "semaphore", "mutex", "rwlock", "futex", "join", "sigtimedwait",
-                                "POSIX timer", "timerfd", "alarm/itimer"};
+                                "POSIX timer", "timerfd", "alarm/itimer", "CPU time (--cpu-model calls)"};
+  static_assert(sizeof names / sizeof names[0] == abi::kReasonCount);
   return reason < abi::kReasonCount ? names[reason] : "wait";
 }
 

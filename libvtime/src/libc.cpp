@@ -78,6 +78,13 @@ Libc load() {
   resolve(l.timerfd_create, "timerfd_create", reinterpret_cast<int (*)(int, int)>(&::timerfd_create));
   resolve(l.timerfd_settime, "timerfd_settime", &::timerfd_settime);
   resolve(l.timerfd_gettime, "timerfd_gettime", &::timerfd_gettime);
+  resolve(l.clock_settime, "clock_settime", &::clock_settime);
+  resolve(l.settimeofday, "settimeofday", &::settimeofday);
+  resolve(l.adjtimex, "adjtimex", &::adjtimex);
+  resolve(l.clock_adjtime, "clock_adjtime", &::clock_adjtime);
+  resolve(l.adjtime, "adjtime", &::adjtime);
+  resolve(l.sched_yield, "sched_yield", &::sched_yield);
+  resolve(l.read, "read", &::read);
   resolve(l.close, "close", &::close);
   resolve(l.fork, "fork", &::fork);
   resolve(l.execve, "execve", &::execve);

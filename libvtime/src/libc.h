@@ -16,6 +16,8 @@
 #include <sys/select.h>
 #include <sys/time.h>
 #include <sys/timerfd.h>
+#include <sys/timex.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,6 +67,13 @@ struct Libc {
   int (*timerfd_create)(int, int);
   int (*timerfd_settime)(int, int, const itimerspec*, itimerspec*);
   int (*timerfd_gettime)(int, itimerspec*);
+  int (*clock_settime)(clockid_t, const timespec*);
+  int (*settimeofday)(const timeval*, const struct timezone*);
+  int (*adjtimex)(struct timex*);
+  int (*clock_adjtime)(clockid_t, struct timex*);
+  int (*adjtime)(const timeval*, timeval*);
+  int (*sched_yield)();
+  ssize_t (*read)(int, void*, size_t);
   int (*close)(int);
   pid_t (*fork)();
   int (*execve)(const char*, char* const[], char* const[]);

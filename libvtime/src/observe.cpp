@@ -25,7 +25,7 @@ std::string thread_name(pid_t pid, pid_t tid) {
   int fd = ::open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return {};
   char buf[64];
-  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ssize_t n = detail::libc().read(fd, buf, sizeof buf - 1);
   ::close(fd);
   if (n <= 0) return {};
   std::string s(buf, static_cast<size_t>(n));

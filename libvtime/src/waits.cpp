@@ -69,6 +69,35 @@ uint32_t try_claim_slot(ProcessContext& c, pid_t tid, bool is_timer) {
 
 ThreadState& thread_state() { return t_state; }
 
+__attribute__((tls_model("initial-exec"))) thread_local RealtimeMark t_realtime_mark;
+
+void mark_realtime(abi::WaiterSlot& s, TimePoint deadline) {
+  RealtimeMark& m = t_realtime_mark;
+  mark_realtime(s, m.set && m.deadline == deadline.ns(), m.shift);
+  m.set = false;
+}
+
+void mark_realtime(abi::WaiterSlot& s, bool realtime, int64_t shift) {
+  s.realtime_abs.store(realtime ? 1 : 0, std::memory_order_relaxed);
+  s.shift_at.store(shift, std::memory_order_relaxed);
+}
+
+void move_realtime_deadline(abi::WaiterSlot& s, int64_t shift) {
+  int64_t at = s.shift_at.load(std::memory_order_acquire);
+  while (at != shift) {
+    if (s.shift_at.compare_exchange_weak(at, shift, std::memory_order_acq_rel)) {
+      // Realtime set forward by d: the same absolute realtime instant comes d sooner.
+      s.deadline.fetch_sub(shift - at, std::memory_order_acq_rel);
+      return;
+    }
+  }
+}
+
+void settle_realtime(ProcessContext& c, abi::WaiterSlot& s) {
+  if (s.realtime_abs.load(std::memory_order_relaxed) == 0) return;
+  move_realtime_deadline(s, c.seg->header.clock.realtime_shift_ns.load(std::memory_order_acquire));
+}
+
 void thread_after_fork_child() {
   // The slot belongs to the parent's thread; the eventfd is shared with the parent.
   if (t_state.evfd >= 0) libc().close(t_state.evfd);
@@ -95,7 +124,7 @@ int thread_eventfd() {
 
 void drain_eventfd(int fd) {
   uint64_t v;
-  while (::read(fd, &v, sizeof v) == sizeof v) {
+  while (libc().read(fd, &v, sizeof v) == sizeof v) {
   }
 }
 
@@ -117,8 +146,10 @@ WaitScope::WaitScope(ProcessContext& c, TimePoint deadline, uint32_t reason, uin
   s.reason.store(reason, std::memory_order_relaxed);
   s.wake_kind.store(wake_kind, std::memory_order_relaxed);
   s.seq.store(c.seg->header.next_seq.fetch_add(1, std::memory_order_relaxed), std::memory_order_relaxed);
+  mark_realtime(s, deadline);
   if (action) agent_add(c, slot_, *action);
   s.state.store(abi::kWaiting, std::memory_order_release);
+  settle_realtime(c, s);
   notify_activity(*c.seg);
 }
 
@@ -129,6 +160,7 @@ WaitScope::~WaitScope() {
     free_slot(s);
   } else {
     s.deadline.store(abi::kNoDeadline, std::memory_order_relaxed);
+    s.realtime_abs.store(0, std::memory_order_relaxed);
     s.state.store(abi::kClaimed, std::memory_order_release);
   }
   --t_state.depth;

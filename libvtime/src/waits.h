@@ -32,6 +32,18 @@ int thread_eventfd();
 // Drains the thread's eventfd after a wait.
 void drain_eventfd(int fd);
 
+// Absolute CLOCK_REALTIME deadlines (abi::WaiterSlot::realtime_abs). Before the slot becomes
+// Waiting: marks it from t_realtime_mark when the mark is this deadline's, and consumes the mark.
+void mark_realtime(abi::WaiterSlot& s, TimePoint deadline);
+// The same for a deadline known to be (or not to be) an absolute realtime one, computed with
+// realtime shift `shift` (timers keep their clock and flags).
+void mark_realtime(abi::WaiterSlot& s, bool realtime, int64_t shift);
+// Moves a realtime slot's deadline to the clock's `shift`; the compare-exchange on shift_at makes
+// the setter and the registering thread apply one set once between them.
+void move_realtime_deadline(abi::WaiterSlot& s, int64_t shift);
+// After the slot became Waiting: applies a clock set that raced with the registration.
+void settle_realtime(ProcessContext& c, abi::WaiterSlot& s);
+
 class WaitScope {
  public:
   WaitScope(ProcessContext& c, TimePoint deadline, uint32_t reason, uint32_t wake_kind,

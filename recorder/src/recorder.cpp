@@ -66,7 +66,7 @@ bool valid_utf8(std::string_view s) {
 // The trace's names of wait kinds (abi::Reason order), stable across versions of the report text.
 const char* wait_name(uint32_t reason) {
   static const char* names[] = {"wait", "sleep", "poll", "select", "epoll", "cond", "sem", "mutex",
-                                "rwlock", "futex", "join", "sigwait", "posix-timer", "timerfd", "alarm"};
+                                "rwlock", "futex", "join", "sigwait", "posix-timer", "timerfd", "alarm", "cpu"};
   return reason < sizeof names / sizeof names[0] ? names[reason] : "wait";
 }
 
@@ -221,8 +221,25 @@ void Recorder::observe(int64_t t) {
     procs_.erase(pid);
   }
 
-  // Timers.
+  // Clock sets by the tree (clock_settime & co.): one record for what happened since the last
+  // look; absolute realtime waits moved with the clock, so pending timers take their new deadlines.
   auto waits = pending_waits(*session_);
+  auto& clk = session_->header().clock;
+  uint64_t sets = clk.realtime_sets.load(std::memory_order_acquire);
+  if (sets != clock_sets_) {
+    clock_sets_ = sets;
+    Json r = record("clock", t);
+    r["op"] = "set";
+    r["shift"] = clk.realtime_shift_ns.load(std::memory_order_acquire);
+    r["sets"] = sets;
+    put(std::move(r));
+    for (auto& w : waits) {
+      auto it = pending_.find(w.seq);
+      if (it != pending_.end()) it->second.deadline = w.deadline.ns();
+    }
+  }
+
+  // Timers.
   std::set<uint64_t> now_seqs;
   for (auto& w : waits) now_seqs.insert(w.seq);
   std::vector<Timer> cancelled;

@@ -128,7 +128,7 @@ std::string classify(const Json& e, const Json& a, const std::string& path) {
   if (et == "decision") return (path == "/t" || ends_with("/timestamp")) ? "timing" : "decision";
   if (et == "timer") return (path == "/deadline" || path == "/t") ? "timing" : "timers";
   if (et == "advance") return "timing";
-  if (et == "clock") return "clock digest";
+  if (et == "clock") return e.contains("op") || a.contains("op") ? "clock set" : "clock digest";
   if (et == "process") return "process";
   return "record";
 }

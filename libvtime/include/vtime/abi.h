@@ -22,7 +22,7 @@
 namespace vtime::abi {
 
 inline constexpr uint64_t kMagic = 0x31454d4954565f56ULL;  // "V_VTIME1", little-endian
-inline constexpr uint32_t kVersion = 6;  // 6: ProcessSlot::lineage/forks (5: Header::tick_requests)
+inline constexpr uint32_t kVersion = 7;  // 7: clock sets, CPU-time model (6: ProcessSlot::lineage/forks)
 inline constexpr uint32_t kWaiterSlots = 4096;
 inline constexpr uint32_t kProcessSlots = 512;
 inline constexpr uint32_t kThreadStatSlots = 4096;
@@ -42,7 +42,14 @@ enum WakeKind : uint32_t {
 enum Reason : uint32_t {
   kReasonNone = 0, kReasonSleep, kReasonPoll, kReasonSelect, kReasonEpoll, kReasonCond,
   kReasonSem, kReasonMutex, kReasonRwlock, kReasonFutex, kReasonJoin, kReasonSigwait,
-  kReasonPosixTimer, kReasonTimerfd, kReasonAlarm, kReasonCount
+  kReasonPosixTimer, kReasonTimerfd, kReasonAlarm, kReasonCpu, kReasonCount
+};
+
+// How computation is charged in virtual time (docs/design.md, "CPU-time model").
+enum CpuModel : uint32_t {
+  kCpuZero = 0,   // computation takes no virtual time
+  kCpuCalls = 1,  // each clock read and non-blocking call costs cpu_cost_ns, paid as a sleep
+  kCpuReal = 2,   // the clock runs at cpu_scale x real time while the tree is busy
 };
 
 struct alignas(64) WaiterSlot {
@@ -56,6 +63,13 @@ struct alignas(64) WaiterSlot {
   std::atomic<uint32_t> reason;
   std::atomic<uint32_t> process;    // index into processes[]
   std::atomic<uint32_t> is_timer;   // 1: owned by the process (timer), 0: owned by thread `tid`
+  // 1: the deadline is an absolute CLOCK_REALTIME time. A clock set moves such a deadline on the
+  // virtual time line (Linux re-evaluates absolute realtime sleeps and timers the same way).
+  std::atomic<uint32_t> realtime_abs;
+  std::atomic<uint32_t> reserved;
+  // The ClockState::realtime_shift_ns the deadline was computed with; whoever moves it from one
+  // shift to another (a compare-exchange) applies the difference to the deadline, once.
+  std::atomic<int64_t> shift_at;
 };
 
 // Tagged fd waits (libvtime/src/fd_wait.h): the real ppoll/epoll_pwait of an intercepted wait,
@@ -120,8 +134,13 @@ struct alignas(64) ClockState {
   std::atomic<int64_t> now_ns;
   std::atomic<int64_t> real_base_ns;   // CLOCK_MONOTONIC (real) when now_ns was set
   std::atomic<int64_t> rate_ppm;       // 0 frozen, 1'000'000 runs with the real clock
-  int64_t epoch_ns;                    // CLOCK_REALTIME at virtual time 0
+  int64_t epoch_ns;                    // CLOCK_REALTIME at virtual time 0 (before any set)
   int64_t mono_origin_ns;              // CLOCK_MONOTONIC/BOOTTIME at virtual time 0
+  // What clock_settime & co. of the tree added to CLOCK_REALTIME (monotonic clocks never move):
+  // realtime = epoch_ns + realtime_shift_ns + now. Outside the seqlock: sets are rare and a
+  // reader racing with one sees the clock before or after it, as on Linux.
+  std::atomic<int64_t> realtime_shift_ns;
+  std::atomic<uint64_t> realtime_sets;  // how many sets so far (TFD_TIMER_CANCEL_ON_SET, the recorder)
 };
 
 struct alignas(64) Header {
@@ -144,7 +163,8 @@ struct alignas(64) Header {
   std::atomic<uint64_t> next_seq;
   std::atomic<uint64_t> advances;
   std::atomic<uint64_t> wakeups;
-  std::atomic<uint32_t> spin_quantum_reads;  // 0 off; else advance after this many unblocked reads
+  // The CPU-time model of the session (CpuModel), fixed by the controller before the tree starts.
+  std::atomic<uint32_t> cpu_model;
   // Waiter slots at or above this index have never been claimed: the controller and the agents
   // scan only below it. Raised before a slot is claimed, never lowered.
   std::atomic<uint32_t> waiter_high;
@@ -156,6 +176,11 @@ struct alignas(64) Header {
   // Set by vtime_ticks_on_request(): the scheduler asks for every tick it needs, so timers that
   // fire in its tree no longer earn it one (a bridge whose daemons' timers say nothing to it).
   std::atomic<uint32_t> ticks_on_request_only;
+  std::atomic<uint32_t> reserved3;
+  // kCpuCalls: the virtual cost of one charged call, and the debt at which a thread pays what it
+  // owes by sleeping it (so time moves in steps of the quantum, not on every call).
+  std::atomic<int64_t> cpu_cost_ns;
+  std::atomic<int64_t> cpu_quantum_ns;
   ClockState clock;
 };
 

@@ -61,6 +61,15 @@ int vtime_gettimeofday(struct timeval* tv, void* tz);
 time_t vtime_time(time_t* out);
 int vtime_timespec_get(struct timespec* ts, int base);
 
+/* setting the clock: acts on the session's virtual CLOCK_REALTIME only, never the host's
+ * (EPERM without CAP_SYS_TIME, EINVAL for clocks Linux cannot set, as without vtime) */
+int vtime_clock_settime(clockid_t clk, const struct timespec* ts);
+int vtime_settimeofday(const struct timeval* tv, const void* tz);
+int vtime_stime(const time_t* t);
+struct timex;
+int vtime_adjtimex(struct timex* tx);
+int vtime_clock_adjtime(clockid_t clk, struct timex* tx);
+int vtime_adjtime(const struct timeval* delta, struct timeval* olddelta);
 /* sleeps */
 int vtime_nanosleep(const struct timespec* req, struct timespec* rem);
 int vtime_clock_nanosleep(clockid_t clk, int flags, const struct timespec* req, struct timespec* rem);

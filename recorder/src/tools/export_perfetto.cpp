@@ -141,6 +141,9 @@ void write_perfetto(TraceReader& r, const std::string& trace_name, std::ostream&
       w.emit({{"ph", "i"}, {"s", "t"}, {"pid", kClockPid}, {"tid", 1}, {"ts", ts}, {"cat", "advance"},
               {"name", "advance (" + str_or(rec, "reason", "?") + ")"}, {"args", args}});
       w.emit({{"ph", "C"}, {"pid", kClockPid}, {"tid", 0}, {"ts", ts}, {"name", "woken"}, {"args", {{"woken", int_or(rec, "woken")}}}});
+    } else if (type == "clock" && str_or(rec, "op") == "set") {
+      w.emit({{"ph", "i"}, {"s", "g"}, {"pid", kClockPid}, {"tid", 1}, {"ts", ts}, {"cat", "clock"},
+              {"name", "realtime clock set"}, {"args", {{"shift_ns", int_or(rec, "shift")}}}});
     } else if (type == "clock") {
       int pid = kSchedulerPidBase + static_cast<int>(int_or(rec, "proc"));
       w.emit({{"ph", "C"}, {"pid", pid}, {"tid", 0}, {"ts", ts}, {"name", "clock reads"}, {"args", {{"reads", int_or(rec, "reads")}}}});

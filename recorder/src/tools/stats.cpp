@@ -29,6 +29,7 @@ struct Stats {
   uint64_t woken = 0;
   std::map<int64_t, std::string> processes;   // proc -> "running" or its exit status
   std::map<int64_t, uint64_t> clock_reads;    // proc -> last cumulative count
+  uint64_t clock_sets = 0;                    // clock records with op "set"
   std::vector<std::string> errors;
 };
 
@@ -77,6 +78,8 @@ void count(Stats& s, const Json& rec) {
   } else if (type == "advance") {
     s.reasons[str_or(rec, "reason", "?")]++;
     s.woken += static_cast<uint64_t>(int_or(rec, "woken"));
+  } else if (type == "clock" && str_or(rec, "op") == "set") {
+    ++s.clock_sets;
   } else if (type == "clock") {
     s.clock_reads[int_or(rec, "proc", -1)] = static_cast<uint64_t>(int_or(rec, "reads"));
   } else if (type == "process") {
@@ -124,6 +127,7 @@ Json to_json(const Stats& s, const TraceReader& r, const std::string& path) {
   j["timers"] = timers;
   j["advances"] = Json(s.reasons);
   j["woken"] = s.woken;
+  j["clock_sets"] = s.clock_sets;
   Json procs = Json::array();
   for (auto& [p, st] : s.processes) procs.push_back({{"proc", p}, {"status", st}, {"clock_reads", s.clock_reads.count(p) ? s.clock_reads.at(p) : 0}});
   j["processes"] = procs;
@@ -174,6 +178,7 @@ void print_text(const Stats& s, const TraceReader& r, const std::string& path, s
     if (s.clock_reads.count(p)) procs += " (" + std::to_string(s.clock_reads.at(p)) + " clock reads)";
   }
   line("processes", procs);
+  if (s.clock_sets) line("clock sets", std::to_string(s.clock_sets) + " (the realtime clock set by the scheduler's tree)");
   for (auto& e : s.errors) line("error", e);
   line("problems", r.problems().empty() ? "none" : std::to_string(r.problems().size()) + " (see stderr)");
 }

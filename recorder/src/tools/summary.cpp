@@ -144,6 +144,12 @@ std::string record_summary(const Json& rec) {
   if (type == "decision") return decision_summary(rec);
   if (type == "timer") return timer_summary(rec);
   if (type == "advance") return advance_summary(rec);
+  if (type == "clock" && str_or(rec, "op") == "set") {
+    char buf[96];
+    snprintf(buf, sizeof buf, "set: realtime %+.9f s from the start (set %s)",
+             static_cast<double>(int_or(rec, "shift")) / 1e9, uint_or_dash(rec, "sets").c_str());
+    return buf;
+  }
   if (type == "clock") {
     return "proc " + uint_or_dash(rec, "proc") + " reads " + uint_or_dash(rec, "reads") + " digest " +
            str_or(rec, "digest", "?");

@@ -56,6 +56,9 @@ std::string schema_problem(const Json& r) {
     if (!is_int(r, "from") || !is_uint(r, "woken")) return "an advance record needs integer \"from\" and \"woken\"";
     if (!one_of(r, "reason", {"message", "timer", "decision", "timestep", "end"}))
       return "an advance record needs \"reason\": message, timer, decision, timestep or end";
+  } else if (type == "clock" && r.contains("op")) {
+    if (!one_of(r, "op", {"set"}) || !is_int(r, "shift") || !is_uint(r, "sets"))
+      return "a clock set record needs \"op\": set, integer \"shift\" and \"sets\"";
   } else if (type == "clock") {
     if (!is_uint(r, "proc") || !is_uint(r, "reads") || !is_str(r, "digest"))
       return "a clock record needs integer \"proc\" and \"reads\" and string \"digest\"";

@@ -115,6 +115,7 @@ class Recorder {
   std::map<uint64_t, Timer> pending_;          // wait seq -> timer
   uint64_t next_timer_id_ = 1;
   std::map<pid_t, std::pair<uint64_t, uint64_t>> clock_;  // last (reads, digest) written
+  uint64_t clock_sets_ = 0;                    // abi::ClockState::realtime_sets last recorded
 };
 
 // "crash", "hang", ... for a vtime run exit code (broker.h kExit*), "" for 0.
