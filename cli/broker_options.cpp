@@ -27,6 +27,7 @@ void add_broker_options(CLI::App& app, BrokerOptions& o) {
   app.add_flag("--keep-timers", o.keep_timers,
                "keep turning timers into CALL_ME_LATER after every job is done (the simulation may never end)");
   app.add_option("--epoch", o.epoch, "wall-clock time at simulation time 0 (ISO-8601)");
+  add_cpu_options(app, o.cpu);
 }
 
 bool to_broker(const BrokerOptions& o, broker::Options& b, std::string* error) {
@@ -51,6 +52,11 @@ bool to_broker(const BrokerOptions& o, broker::Options& b, std::string* error) {
       return false;
     }
   }
+  auto cpu = to_cpu_model(o.cpu, error);
+  if (!cpu) return false;
+  b.cpu = *cpu;
+  // Decision time is real time under `real`: the broker's wall factor carries it into replies.
+  if (cpu->model == abi::kCpuReal && b.wall_factor == 0) b.wall_factor = cpu->scale;
   b.epoch_ns = kDefaultEpochNs;
   if (!o.epoch.empty()) {
     auto e = parse_epoch(o.epoch);
@@ -86,6 +92,7 @@ nlohmann::ordered_json to_json(const BrokerOptions& o) {
   j["cml_lead"] = o.cml_lead;
   j["keep_timers"] = o.keep_timers;
   j["epoch"] = o.epoch;
+  j["cpu"] = to_json(o.cpu);
   return j;
 }
 
@@ -104,6 +111,7 @@ BrokerOptions broker_options_from_json(const nlohmann::ordered_json& j) {
   o.cml_lead = j.value("cml_lead", o.cml_lead);
   o.keep_timers = j.value("keep_timers", o.keep_timers);
   o.epoch = j.value("epoch", o.epoch);
+  o.cpu = cpu_options_from_json(j.contains("cpu") ? j["cpu"] : nlohmann::ordered_json());
   return o;
 }
 

@@ -3,6 +3,8 @@
 // options, one JSON form, so a replay runs the broker exactly as the recording did.
 #pragma once
 
+#include "cpu_options.h"
+
 #include <vtime/broker/broker.h>
 
 #include <nlohmann/json.hpp>
@@ -26,6 +28,7 @@ struct BrokerOptions {
   double cml_lead = 1e-6;
   bool keep_timers = false;
   std::string epoch;  // ISO-8601; empty = the default epoch
+  CpuOptions cpu;
 };
 
 // Adds --sync, --decision-time, the timeout-policy options, --crash-timeout, --cml-lead,

@@ -1,5 +1,6 @@
 // `vtime exec`: run any command tree in discrete-event virtual time.
 #include "command.h"
+#include "cpu_options.h"
 #include "epoch.h"
 #include "exec_session.h"
 
@@ -15,6 +16,7 @@ Subcommand register_exec(CLI::App& root) {
     std::string epoch;
     bool stats = false;
     std::string on_deadlock = "exit";
+    CpuOptions cpu;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* app = root.add_subcommand(
@@ -34,6 +36,7 @@ Subcommand register_exec(CLI::App& root) {
                   "kills the tree and exits 121; 'report' prints it and keeps waiting (input may still come "
                   "from outside the tree).")
       ->check(CLI::IsMember({"report", "exit"}));
+  add_cpu_options(*app, opts->cpu);
   app->add_option("command", opts->command, "The command and its arguments (after --).")->required();
   app->prefix_command(false);
   app->positionals_at_end(true);
@@ -43,6 +46,13 @@ Subcommand register_exec(CLI::App& root) {
             o.command = opts->command;
             o.stats = opts->stats;
             o.on_deadlock = opts->on_deadlock == "report" ? OnDeadlock::kReport : OnDeadlock::kExit;
+            std::string err;
+            auto cpu = to_cpu_model(opts->cpu, &err);
+            if (!cpu) {
+              fprintf(stderr, "vtime exec: %s\n", err.c_str());
+              return kExitUsage;
+            }
+            o.cpu = *cpu;
             o.epoch_ns = kDefaultEpochNs;
             if (!opts->epoch.empty()) {
               auto e = parse_epoch(opts->epoch);

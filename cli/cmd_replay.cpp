@@ -19,6 +19,7 @@ struct ReplayArgs {
   std::string report = "text";
   bool force = false;
   std::optional<double> crash_timeout;
+  std::optional<std::string> cpu_model;
   std::vector<std::string> command;
 };
 
@@ -30,6 +31,10 @@ int replay_action(const ReplayArgs& a) {
   sigaddset(&set, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
 
+  if (a.cpu_model && !parse_cpu_model(*a.cpu_model)) {
+    fprintf(stderr, "vtime replay: %s\n", cpu_model_error(*a.cpu_model).c_str());
+    return kExitUsage;
+  }
   recorder::ReplayOptions o;
   o.trace = a.trace;
   o.scheduler = a.command;
@@ -46,6 +51,7 @@ int replay_action(const ReplayArgs& a) {
     }
     BrokerOptions bo = broker_options_from_json(r->header().value("options", recorder::Json::object()));
     if (a.crash_timeout) bo.crash_timeout = *a.crash_timeout;
+    if (a.cpu_model) bo.cpu.model = *a.cpu_model;
     if (!to_broker(bo, o.broker, &err)) {
       fprintf(stderr, "vtime replay: the trace's options: %s\n", err.c_str());
       return recorder::kReplayRefused;
@@ -87,6 +93,8 @@ Subcommand register_replay(CLI::App& root) {
       ->check(CLI::IsMember({"text", "json"}));
   app->add_flag("--force", a->force, "Replay a trace of another format version or with changed inputs (warns)");
   app->add_option("--crash-timeout", a->crash_timeout, "Real seconds the scheduler may stay busy (default: recorded)");
+  app->add_option("--cpu-model", a->cpu_model,
+                  "CPU-time model to replay under: zero, calls or real (default: the recorded one; see vtime exec)");
   app->add_option("scheduler", a->command, "The scheduler command and its arguments (after --)");
   return {app, [a] { return replay_action(*a); }};
 }

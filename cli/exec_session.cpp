@@ -62,7 +62,7 @@ int run_exec(const ExecOptions& opts) {
   }
   std::optional<Session> session;
   try {
-    session.emplace(Session::create({.epoch_ns = opts.epoch_ns, .mono_origin_ns = kDefaultMonoOriginNs}));
+    session.emplace(Session::create(session_options(opts.cpu, opts.epoch_ns)));
   } catch (const SessionError& e) {
     fprintf(stderr, "vtime exec: %s\n", e.what());
     return kExitInternal;
@@ -85,6 +85,7 @@ int run_exec(const ExecOptions& opts) {
   install_forwarding(child);
 
   Controller ctl(*session, child, watch.get());
+  ctl.set_cpu_model(opts.cpu);
   bool reaped = false;
   auto exited = [&] {
     if (!reaped && waitpid(child, &status, WNOHANG) == child) reaped = true;
@@ -133,9 +134,14 @@ int run_exec(const ExecOptions& opts) {
     double virt = static_cast<double>(session->now().ns()) / 1e9;
     ControllerStats st = ctl.stats();
     fprintf(stderr, "vtime: virtual time %.9f s, wall time %.6f s, speed-up x%.1f, %llu advances, %llu wake-ups, "
-                    "%llu idle decisions\n", virt, wall, wall > 0 ? virt / wall : 0.0,
-            static_cast<unsigned long long>(st.advances), static_cast<unsigned long long>(st.wakeups),
-            static_cast<unsigned long long>(st.idle_decisions));
+                    "%llu idle decisions, cpu model %s",
+            virt, wall, wall > 0 ? virt / wall : 0.0, static_cast<unsigned long long>(st.advances),
+            static_cast<unsigned long long>(st.wakeups), static_cast<unsigned long long>(st.idle_decisions),
+            cpu_model_name(opts.cpu.model));
+    if (st.busy_flows) {
+      fprintf(stderr, " (the clock ran with real time in %llu busy stretches)", static_cast<unsigned long long>(st.busy_flows));
+    }
+    fprintf(stderr, "\n");
   }
   return result;
 }

@@ -2,6 +2,8 @@
 // clock each time the tree is idle, report a tree blocked forever, and return its exit status.
 #pragma once
 
+#include <vtime/cpu_model.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,6 +20,7 @@ struct ExecOptions {
   int64_t epoch_ns = 0;
   bool stats = false;
   OnDeadlock on_deadlock = OnDeadlock::kExit;
+  CpuModelOptions cpu{.model = abi::kCpuZero};
 };
 
 int run_exec(const ExecOptions& opts);

@@ -29,7 +29,7 @@ constexpr std::array kTargets{
     C("clock_adjtime", "vtime_clock_adjtime"), C("adjtime", "vtime_adjtime"),
     // sleeps
     C("nanosleep", "vtime_nanosleep"), C("clock_nanosleep", "vtime_clock_nanosleep"),
-    C("usleep", "vtime_usleep"), C("sleep", "vtime_sleep"),
+    C("usleep", "vtime_usleep"), C("sleep", "vtime_sleep"), C("sched_yield", "vtime_sched_yield"),
     // fd waits
     C("poll", "vtime_poll"), C("ppoll", "vtime_ppoll"), C("select", "vtime_select"),
     C("pselect", "vtime_pselect"), C("epoll_wait", "vtime_epoll_wait"),

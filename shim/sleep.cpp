@@ -7,3 +7,4 @@ VTIME_SHIM_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct tim
 }
 VTIME_SHIM_EXPORT int usleep(useconds_t usec) { return vtime_usleep(usec); }
 VTIME_SHIM_EXPORT unsigned int sleep(unsigned int seconds) { return vtime_sleep(seconds); }
+VTIME_SHIM_EXPORT int sched_yield(void) { return vtime_sched_yield(); }

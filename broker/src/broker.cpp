@@ -56,7 +56,7 @@ struct Stop : std::runtime_error {
 class Conversation {
  public:
   explicit Conversation(const Options& o)
-      : opts_(o), session_(Session::create({.epoch_ns = o.epoch_ns, .mono_origin_ns = kDefaultMonoOriginNs})) {}
+      : opts_(o), session_(Session::create(session_options(o.cpu, o.epoch_ns))) {}
 
   int run(Summary* summary) {
     int code = kExitOk;
@@ -129,6 +129,7 @@ class Conversation {
     if (!r.pid) throw Stop(r.exit_code, "scheduler: " + r.error);
     child_ = r.pid;
     ctl_.emplace(session_, child_, watch_.get());
+    ctl_->set_cpu_model(opts_.cpu);
     if (opts_.recorder) opts_.recorder->attach(session_, child_);
   }
 

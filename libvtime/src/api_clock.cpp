@@ -3,6 +3,7 @@
 
 #include "clock_stats.h"
 #include "context.h"
+#include "cpu_charge.h"
 #include "libc.h"
 
 #include <cerrno>
@@ -14,6 +15,7 @@ namespace {
 // A clock read the program asked for: counted for decision traces (waits read now() uncounted).
 inline TimePoint read_now(ProcessContext& c) {
   TimePoint t = now(c);
+  if (charge_call(c, t.ns())) [[unlikely]] t = now(c);  // --cpu-model calls: paid, time moved
   count_clock_read(c, t.ns());
   return t;
 }

@@ -4,6 +4,7 @@
 #include <vtime/vtime.h>
 
 #include "context.h"
+#include "cpu_charge.h"
 #include "libc.h"
 #include "waits.h"
 
@@ -19,7 +20,10 @@ void broadcast(ProcessContext&, uint32_t, void* cond, uintptr_t) {
 }
 
 int cond_wait_until(ProcessContext& c, pthread_cond_t* cond, pthread_mutex_t* mutex, TimePoint deadline) {
-  if (now(c) >= deadline) return ETIMEDOUT;
+  if (now(c) >= deadline) {
+    charge_call(c);
+    return ETIMEDOUT;
+  }
   AgentAction a;
   a.fn = broadcast;
   a.arg = cond;

@@ -2,6 +2,7 @@
 // pollable, so we poll it together with the thread's eventfd and never touch the user's set.
 #include <vtime/vtime.h>
 
+#include "cpu_charge.h"
 #include "fd_wait.h"
 #include "libc.h"
 
@@ -53,14 +54,16 @@ extern "C" {
 
 int vtime_epoll_wait(int epfd, struct epoll_event* events, int maxevents, int timeout_ms) {
   ProcessContext* c = context();
-  if (!c || timeout_ms == 0) return libc().epoll_wait(epfd, events, maxevents, timeout_ms);
+  if (!c) return libc().epoll_wait(epfd, events, maxevents, timeout_ms);
+  if (timeout_ms == 0) return charge_if_none(*c, libc().epoll_wait(epfd, events, maxevents, 0));
   if (timeout_ms < 0) return infinite(*c, [&](uint64_t tag) { return tagged_epoll_wait(epfd, events, maxevents, nullptr, tag); });
   return epoll_until(*c, epfd, events, maxevents, now(*c) + milliseconds(timeout_ms), nullptr);
 }
 
 int vtime_epoll_pwait(int epfd, struct epoll_event* events, int maxevents, int timeout_ms, const sigset_t* sigmask) {
   ProcessContext* c = context();
-  if (!c || timeout_ms == 0) return libc().epoll_pwait(epfd, events, maxevents, timeout_ms, sigmask);
+  if (!c) return libc().epoll_pwait(epfd, events, maxevents, timeout_ms, sigmask);
+  if (timeout_ms == 0) return charge_if_none(*c, libc().epoll_pwait(epfd, events, maxevents, 0, sigmask));
   if (timeout_ms < 0) return infinite(*c, [&](uint64_t tag) { return tagged_epoll_wait(epfd, events, maxevents, sigmask, tag); });
   return epoll_until(*c, epfd, events, maxevents, now(*c) + milliseconds(timeout_ms), sigmask);
 }
@@ -68,8 +71,9 @@ int vtime_epoll_pwait(int epfd, struct epoll_event* events, int maxevents, int t
 int vtime_epoll_pwait2(int epfd, struct epoll_event* events, int maxevents, const struct timespec* timeout,
                        const sigset_t* sigmask) {
   ProcessContext* c = context();
-  if (!c || (timeout && timeout->tv_sec == 0 && timeout->tv_nsec == 0)) {
-    return libc().epoll_pwait2(epfd, events, maxevents, timeout, sigmask);
+  if (!c) return libc().epoll_pwait2(epfd, events, maxevents, timeout, sigmask);
+  if (timeout && timeout->tv_sec == 0 && timeout->tv_nsec == 0) {
+    return charge_if_none(*c, libc().epoll_pwait2(epfd, events, maxevents, timeout, sigmask));
   }
   if (!timeout) return infinite(*c, [&](uint64_t tag) { return tagged_epoll_wait(epfd, events, maxevents, sigmask, tag); });
   if (timeout->tv_sec < 0 || timeout->tv_nsec < 0 || timeout->tv_nsec >= 1000000000L) {

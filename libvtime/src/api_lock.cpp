@@ -13,6 +13,7 @@
 #include <vtime/vtime.h>
 
 #include "context.h"
+#include "cpu_charge.h"
 #include "futex.h"
 #include "slots.h"
 #include "libc.h"
@@ -66,7 +67,10 @@ int mutex_lock_until(ProcessContext& c, pthread_mutex_t* m, clockid_t clk, TimeP
   bool priv = (kind & kPsharedBit) == 0;
   int expected = 0;
   if (!lock->compare_exchange_strong(expected, 1, std::memory_order_acquire)) {
-    if (now(c) >= deadline) return ETIMEDOUT;
+    if (now(c) >= deadline) {
+      charge_call(c);
+      return ETIMEDOUT;
+    }
     AgentAction a;
     a.fn = wake_word;
     a.arg = lock;
@@ -100,7 +104,10 @@ int rwlock_until(ProcessContext& c, pthread_rwlock_t* lock, TimePoint deadline, 
   for (;;) {
     int r = attempt();
     if (r != EBUSY) return r;
-    if (now(c) >= deadline) return ETIMEDOUT;
+    if (now(c) >= deadline) {
+      charge_call(c);
+      return ETIMEDOUT;
+    }
     std::atomic<bool> released{false};
     WaitScope w(c, deadline, abi::kReasonRwlock, abi::kWakeFutex);
     {
@@ -180,6 +187,7 @@ int sigwait_until(ProcessContext& c, const sigset_t* set, siginfo_t* info, TimeP
       timespec zero{0, 0};
       r = libc().sigtimedwait(set, out, &zero);
       err = errno;
+      if (r < 0) charge_call(c);
       break;
     }
     {

@@ -1,6 +1,7 @@
 // C API: poll and ppoll with virtual timeouts.
 #include <vtime/vtime.h>
 
+#include "cpu_charge.h"
 #include "fd_wait.h"
 #include "libc.h"
 
@@ -13,7 +14,8 @@ extern "C" {
 
 int vtime_poll(struct pollfd* fds, nfds_t nfds, int timeout_ms) {
   ProcessContext* c = context();
-  if (!c || timeout_ms == 0) return libc().poll(fds, nfds, timeout_ms);
+  if (!c) return libc().poll(fds, nfds, timeout_ms);
+  if (timeout_ms == 0) return charge_if_none(*c, libc().poll(fds, nfds, 0));
   if (timeout_ms < 0) {
     // Infinite: recorded for the deadlock report, woken only by the fds.
     int r, err;
@@ -30,7 +32,10 @@ int vtime_poll(struct pollfd* fds, nfds_t nfds, int timeout_ms) {
 
 int vtime_ppoll(struct pollfd* fds, nfds_t nfds, const struct timespec* timeout, const sigset_t* sigmask) {
   ProcessContext* c = context();
-  if (!c || (timeout && timeout->tv_sec == 0 && timeout->tv_nsec == 0)) return libc().ppoll(fds, nfds, timeout, sigmask);
+  if (!c) return libc().ppoll(fds, nfds, timeout, sigmask);
+  if (timeout && timeout->tv_sec == 0 && timeout->tv_nsec == 0) {
+    return charge_if_none(*c, libc().ppoll(fds, nfds, timeout, sigmask));
+  }
   if (timeout && (timeout->tv_sec < 0 || timeout->tv_nsec < 0 || timeout->tv_nsec >= 1000000000L)) {
     errno = EINVAL;
     return -1;

@@ -1,6 +1,7 @@
 // C API: select and pselect with virtual timeouts. The thread's eventfd joins the read set.
 #include <vtime/vtime.h>
 
+#include "cpu_charge.h"
 #include "fd_wait.h"
 #include "libc.h"
 
@@ -58,7 +59,10 @@ extern "C" {
 
 int vtime_select(int nfds, fd_set* r, fd_set* w, fd_set* e, struct timeval* timeout) {
   ProcessContext* c = context();
-  if (!c || (timeout && timeout->tv_sec == 0 && timeout->tv_usec == 0)) return libc().select(nfds, r, w, e, timeout);
+  if (!c) return libc().select(nfds, r, w, e, timeout);
+  if (timeout && timeout->tv_sec == 0 && timeout->tv_usec == 0) {
+    return charge_if_none(*c, libc().select(nfds, r, w, e, timeout));
+  }
   if (!timeout) return infinite(*c, [&] { return libc().select(nfds, r, w, e, nullptr); });
   if (timeout->tv_sec < 0 || timeout->tv_usec < 0) {
     errno = EINVAL;
@@ -74,7 +78,10 @@ int vtime_select(int nfds, fd_set* r, fd_set* w, fd_set* e, struct timeval* time
 
 int vtime_pselect(int nfds, fd_set* r, fd_set* w, fd_set* e, const struct timespec* timeout, const sigset_t* sigmask) {
   ProcessContext* c = context();
-  if (!c || (timeout && timeout->tv_sec == 0 && timeout->tv_nsec == 0)) return libc().pselect(nfds, r, w, e, timeout, sigmask);
+  if (!c) return libc().pselect(nfds, r, w, e, timeout, sigmask);
+  if (timeout && timeout->tv_sec == 0 && timeout->tv_nsec == 0) {
+    return charge_if_none(*c, libc().pselect(nfds, r, w, e, timeout, sigmask));
+  }
   if (!timeout) return infinite(*c, [&] { return libc().pselect(nfds, r, w, e, nullptr, sigmask); });
   if (timeout->tv_sec < 0 || timeout->tv_nsec < 0 || timeout->tv_nsec >= 1000000000L) {
     errno = EINVAL;

@@ -8,6 +8,7 @@
 #include <vtime/vtime.h>
 
 #include "context.h"
+#include "cpu_charge.h"
 #include "futex.h"
 #include "libc.h"
 #include "waits.h"
@@ -37,6 +38,7 @@ int sem_wait_until(ProcessContext& c, sem_t* sem, TimePoint deadline) {
     if (s->data.compare_exchange_weak(d, d - 1, std::memory_order_acquire)) return 0;
   }
   if (now(c) >= deadline) {
+    charge_call(c);
     errno = ETIMEDOUT;
     return -1;
   }

@@ -3,6 +3,7 @@
 #include <vtime/vtime.h>
 
 #include "context.h"
+#include "cpu_charge.h"
 #include "libc.h"
 #include "waits.h"
 
@@ -17,7 +18,10 @@ bool valid(const timespec* ts) { return ts && ts->tv_nsec >= 0 && ts->tv_nsec < 
 
 // Returns 0, or EINTR with *remaining set.
 int sleep_until(ProcessContext& c, TimePoint deadline, Duration* remaining) {
-  if (deadline <= now(c)) return 0;
+  if (deadline <= now(c)) {
+    charge_call(c);  // nanosleep(0) and friends: a yield, under --cpu-model calls a charged one
+    return 0;
+  }
   WaitScope w(c, deadline, abi::kReasonSleep, abi::kWakeFutex);
   int r = w.block();
   if (r == EINTR && remaining) {
@@ -81,6 +85,12 @@ unsigned int vtime_sleep(unsigned int seconds_) {
     return static_cast<unsigned>(ts.tv_sec + (ts.tv_nsec >= 500000000L ? 1 : 0));
   }
   return 0;
+}
+
+int vtime_sched_yield(void) {
+  ProcessContext* c = context();
+  if (c) charge_call(*c);  // a yield in a busy-wait loop: charged under --cpu-model calls
+  return libc().sched_yield();
 }
 
 }  // extern "C"

@@ -4,6 +4,7 @@
 #include <vtime/vtime.h>
 
 #include "context.h"
+#include "cpu_charge.h"
 #include "futex.h"
 #include "waits.h"
 
@@ -50,6 +51,7 @@ long timed_futex(ProcessContext& c, uint32_t* uaddr, int op, uint32_t val, const
     return -1;
   }
   if (now(c) >= deadline) {
+    charge_call(c);
     errno = ETIMEDOUT;
     return -1;
   }

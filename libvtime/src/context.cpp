@@ -86,7 +86,11 @@ void do_attach() {
     // first leaves it 0 for the parent to fill in. Children of glibc-internal clones (system(),
     // popen()) are never announced and keep 0: the recorder names them by pid.
     uint32_t idx = claim_process_slot(*seg, pid, getppid(), read_start_time(pid), 0);
-    g_context.store(new ProcessContext{std::move(s), seg, idx, pid}, std::memory_order_release);
+    auto* c = new ProcessContext{std::move(s), seg, idx, pid};
+    c->cpu_model = seg->header.cpu_model.load(std::memory_order_relaxed);
+    c->cpu_cost_ns = seg->header.cpu_cost_ns.load(std::memory_order_relaxed);
+    c->cpu_quantum_ns = seg->header.cpu_quantum_ns.load(std::memory_order_relaxed);
+    g_context.store(c, std::memory_order_release);
     install_fork_handlers();
   } catch (const SessionError& e) {
     fprintf(stderr, "vtime: cannot attach to the virtual-time session: %s\n", e.what());
@@ -109,7 +113,8 @@ ProcessContext* context_slow() {
     do_attach();
     g_state.store(2, std::memory_order_release);
   } else {
-    while (g_state.load(std::memory_order_acquire) != 2) sched_yield();
+    // The raw call: the shim's sched_yield would ask for the context again.
+    while (g_state.load(std::memory_order_acquire) != 2) raw_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
   }
   return g_context.load(std::memory_order_acquire);
 }

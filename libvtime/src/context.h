@@ -26,6 +26,11 @@ struct ProcessContext {
   abi::Segment* seg;
   uint32_t proc_index;
   pid_t pid;
+  // The session's CPU-time model (abi::Header::cpu_*), copied at attach: fixed for the session,
+  // and read here on every clock read without touching the segment's busy cache lines.
+  uint32_t cpu_model = abi::kCpuZero;
+  int64_t cpu_cost_ns = 0;
+  int64_t cpu_quantum_ns = 0;
 };
 
 // The attached context, or nullptr when the environment names no session. The first call

@@ -19,6 +19,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -42,6 +43,47 @@ const char* reason_name(uint32_t reason) {
 }
 
 namespace {
+
+// Clock reads made so far by the live threads of the tree (abi::ThreadStat): a tree that reads
+// the clock in a loop while it stands still is busy-waiting on it.
+uint64_t live_clock_reads(abi::Segment& seg) {
+  uint64_t n = 0;
+  for (auto& t : seg.thread_stats) {
+    if (t.state.load(std::memory_order_acquire) == 1) n += t.reads.load(std::memory_order_relaxed);
+  }
+  return n;
+}
+
+// utime and stime (clock ticks) of one thread, from /proc/PID/task/TID/stat; false if gone.
+bool thread_cpu_times(pid_t pid, pid_t tid, uint64_t* utime, uint64_t* stime) {
+  char path[96];
+  snprintf(path, sizeof path, "/proc/%d/task/%d/stat", static_cast<int>(pid), static_cast<int>(tid));
+  std::string line = ProcReader::read_small(path);
+  size_t p = line.rfind(')');
+  if (p == std::string::npos) return false;
+  const char* c = line.c_str() + p + 2;  // field 3, the state
+  for (int field = 3; field < 14 && *c; ++field) {
+    c = strchr(c, ' ');
+    if (!c) return false;
+    ++c;
+  }
+  char* end = nullptr;
+  *utime = strtoull(c, &end, 10);
+  *stime = strtoull(end, nullptr, 10);
+  return true;
+}
+
+// Earliest deadline among pending (Waiting) slots.
+std::optional<TimePoint> earliest_deadline(abi::Segment& seg) {
+  int64_t best = abi::kNoDeadline;
+  for (uint32_t i = 0, n = detail::waiter_limit(seg); i < n; ++i) {
+    auto& w = seg.waiters[i];
+    if (w.state.load(std::memory_order_acquire) != abi::kWaiting) continue;
+    best = std::min(best, w.deadline.load(std::memory_order_relaxed));
+  }
+  if (best == abi::kNoDeadline) return std::nullopt;
+  return TimePoint::from_ns(best);
+}
 
 struct Snapshot {
   std::vector<ThreadSample> threads;
@@ -191,6 +233,20 @@ struct Controller::Impl {
   uint64_t reclaimed_exits = ~0ull;        // the exit count at the last look for dead threads
   std::unordered_set<pid_t> watched_pids;  // registered processes the watch is known to cover
   std::vector<ThreadSample> own_before;    // the broker's own threads at the start of a look
+
+  // The CPU-time model (vtime/cpu_model.h): the controller lets the clock run while the tree
+  // computes (real; calls past the busy limit) and says so when time stands still too long.
+  CpuModelOptions cpu{.model = abi::kCpuZero};
+  int64_t busy_since = 0;       // real ns when the current busy stretch of wait_idle began, 0 none
+  int64_t busy_clock = 0;       // the virtual now then
+  uint64_t busy_reads = 0;      // live_clock_reads then (read once the stretch is long)
+  bool busy_reads_known = false;
+  // calls: per-thread (utime, stime) at the start of the current window of the busy limit.
+  std::map<pid_t, std::pair<uint64_t, uint64_t>> spin_sample;
+  int64_t spin_sample_at = 0;     // real ns of that sample, 0 none
+  int64_t next_flow_check = 0;  // real ns of the next look for deadlines passed while flowing
+  bool flowing = false;         // the clock runs because of the model
+  bool warned = false;          // the "time stands still" warning was printed (once per session)
 
   Impl(Session& s, pid_t r, TreeWatch* w) : session(s), seg(s.segment()), root(r) {
     if (w && r > 0 && w->watches(r)) {
@@ -632,6 +688,21 @@ struct Controller::Impl {
   // advance_to (one_process false) and advance_step (true).
   int advance(TimePoint t, bool one_process);
 
+  // A look of wait_idle found the tree busy: applies the CPU-time model and the warning. Returns
+  // how long (us) the caller may wait before looking again.
+  long on_busy();
+  // wait_idle returns: the busy stretch is over; a clock the model let run stops.
+  void end_busy();
+  void warn_time_stands_still(int64_t real_now);
+  std::vector<ThreadReport> describe();
+  // (utime, stime) of every thread of the tree.
+  std::map<pid_t, std::pair<uint64_t, uint64_t>> cpu_times();
+  // calls: whether a thread of the tree computed in user mode, without system calls, for most of
+  // the last half busy limit (a spin on memory, CPython's bytecode loop holding the GIL): only
+  // such a computation lets the clock run; a program starting up, busy in system calls and page
+  // faults, does not.
+  bool user_mode_spin(int64_t real);
+
   // Sleeps `us` microseconds of real time, unless the session ends.
   void pause_us(long us) {
     auto& h = seg.header;
@@ -666,17 +737,22 @@ IdleResult Controller::wait_idle(const std::function<bool()>& interrupted) {
   if (m.watch) {
     int busy_rounds = 0;
     while (m.watch) {
-      if (interrupted && interrupted()) return IdleResult::kInterrupted;
+      if (interrupted && interrupted()) {
+        m.end_busy();
+        return IdleResult::kInterrupted;
+      }
       bool busy_active = false;
       uint32_t unconsumed = 0;
       if (m.kernel_look(&busy_active, &unconsumed)) {
         ++m.stats.idle_decisions;
         m.last_scan_busy = false;
+        m.end_busy();
         return IdleResult::kIdle;
       }
       ++busy_rounds;
+      long cap = m.on_busy();
       if (unconsumed >= 16) {
-        m.pause_us(std::min<long>(2000, 2L * unconsumed));  // as below: let the woken run first
+        m.pause_us(std::min<long>(cap, 2L * unconsumed));  // as below: let the woken run first
       } else if (busy_active) {
         // Most waits here are a woken thread's few microseconds of work. Watching the count for a
         // while, giving the cpu to whoever wants it, answers sooner than being woken by the
@@ -687,12 +763,12 @@ IdleResult Controller::wait_idle(const std::function<bool()>& interrupted) {
         if (m.watch->counts().active == 0) continue;
         // Then the program says when the count drops to zero; the budget only bounds how long
         // `interrupted` goes unasked.
-        m.watch->wait_quiet(2000);
+        m.watch->wait_quiet(cap);
       } else if (busy_rounds < 4) {
         sched_yield();
       } else {
         m.wait_activity(m.seg.header.activity.load(std::memory_order_seq_cst),
-                        std::min<long>(2000, 20L << std::min(busy_rounds - 4, 7)));
+                        std::min<long>(cap, 20L << std::min(busy_rounds - 4, 7)));
       }
     }
     // The kernel count gave up (logged): decide with /proc from here on.
@@ -703,7 +779,10 @@ IdleResult Controller::wait_idle(const std::function<bool()>& interrupted) {
   uint64_t prev_activity = 0;
   int busy_rounds = 0;
   for (;;) {
-    if (interrupted && interrupted()) return IdleResult::kInterrupted;
+    if (interrupted && interrupted()) {
+      m.end_busy();
+      return IdleResult::kInterrupted;
+    }
     uint64_t a1 = h.activity.load(std::memory_order_seq_cst);
     // A scan that follows a quiet one may end the decision: it must re-read the proven sleepers
     // (the candidate scan before it relied on proofs made earlier).
@@ -713,6 +792,7 @@ IdleResult Controller::wait_idle(const std::function<bool()>& interrupted) {
     if (m.last_scan_busy) {
       have_prev = false;
       ++busy_rounds;
+      long cap = m.on_busy();
       if (snap.unconsumed >= 16) {
         // Many wake-ups not handled yet (one advance woke many sleepers): the tree cannot be
         // idle before each of them ran, which takes every one of them a few microseconds of
@@ -720,17 +800,18 @@ IdleResult Controller::wait_idle(const std::function<bool()>& interrupted) {
         // by every one of them that begins or ends a wait: sleep for a time in proportion,
         // without asking to be woken. Only when to look again depends on this; what is seen
         // then is decided as always.
-        m.pause_us(std::min<long>(2000, 2L * snap.unconsumed));
+        m.pause_us(std::min<long>(cap, 2L * snap.unconsumed));
       } else if (busy_rounds < 4) {
         sched_yield();  // the usual case: a thread about to block finishes doing so
       } else {
-        long budget = std::min<long>(2000, 20L << std::min(busy_rounds - 4, 7));
+        long budget = std::min<long>(cap, 20L << std::min(busy_rounds - 4, 7));
         m.wait_activity(a2, budget);
       }
       continue;
     }
     if (have_prev && prev_activity == a2 && snap == prev) {
       ++m.stats.idle_decisions;
+      m.end_busy();
       return IdleResult::kIdle;
     }
     prev = std::move(snap);
@@ -739,17 +820,7 @@ IdleResult Controller::wait_idle(const std::function<bool()>& interrupted) {
   }
 }
 
-std::optional<TimePoint> Controller::next_deadline() {
-  int64_t best = abi::kNoDeadline;
-  auto& seg = impl_->seg;
-  for (uint32_t i = 0, n = detail::waiter_limit(seg); i < n; ++i) {
-    auto& w = seg.waiters[i];
-    if (w.state.load(std::memory_order_acquire) != abi::kWaiting) continue;
-    best = std::min(best, w.deadline.load(std::memory_order_relaxed));
-  }
-  if (best == abi::kNoDeadline) return std::nullopt;
-  return TimePoint::from_ns(best);
-}
+std::optional<TimePoint> Controller::next_deadline() { return earliest_deadline(impl_->seg); }
 
 namespace {
 
@@ -773,6 +844,148 @@ void set_clock_now(abi::ClockState& c, TimePoint t) {
 }  // namespace
 
 void Controller::set_now(TimePoint t) { set_clock_now(impl_->seg.header.clock, t); }
+
+void Controller::set_cpu_model(const CpuModelOptions& cpu) { impl_->cpu = cpu; }
+
+// How long the tree may keep virtual time still while it runs and timed waits are pending before
+// vtime says so (once): long enough that no real program's burst of work reaches it.
+constexpr int64_t kStillWarnNs = 3'000'000'000;
+
+long Controller::Impl::on_busy() {
+  int64_t real = real_monotonic_ns();
+  auto& clk = seg.header.clock;
+  if (busy_since == 0) {
+    busy_since = real;
+    busy_clock = Session::read_clock(clk).ns();
+    busy_reads_known = false;
+  }
+  if (!warned && !busy_reads_known && real - busy_since >= kStillWarnNs / 2) {
+    busy_reads = live_clock_reads(seg);  // the baseline for the warning, long before it is due
+    busy_reads_known = true;
+  }
+  bool flow = cpu.model == abi::kCpuReal ||
+              (cpu.model == abi::kCpuCalls && cpu.busy_limit_ns > 0 && real - busy_since >= cpu.busy_limit_ns);
+  // calls: only a computation that keeps a timed waiter waiting moves time (a program starting up,
+  // with nothing waiting on the clock, stays exact however long it computes).
+  if (cpu.model == abi::kCpuCalls && !flowing) {
+    bool window = cpu.busy_limit_ns > 0 && real - busy_since >= cpu.busy_limit_ns / 2;
+    if (window && real >= next_flow_check) {
+      flow = user_mode_spin(real) && earliest_deadline(seg).has_value();
+      next_flow_check = real + 1'000'000;  // look again in a millisecond
+    } else {
+      flow = false;
+    }
+  }
+  if (flow && !flowing) {
+    // From now on the clock runs with real time (scaled) until the tree is idle again.
+    double rate = cpu.model == abi::kCpuReal ? cpu.scale : 1.0;
+    write_clock(clk, Session::read_clock(clk), static_cast<int64_t>(rate * 1e6));
+    flowing = true;
+    next_flow_check = 0;
+    if (cpu.model == abi::kCpuCalls) ++stats.busy_flows;
+  }
+  long cap = 2000;
+  if (flowing && real >= next_flow_check) {
+    // Waits whose deadline the running clock passed are due now, busy tree or not.
+    TimePoint t = Session::read_clock(clk);
+    std::optional<TimePoint> next;
+    for (int i = 0; i < 2; ++i) {
+      next = earliest_deadline(seg);
+      if (!next || *next > t) break;
+      advance(t, false);
+    }
+    int64_t rate = clk.rate_ppm.load(std::memory_order_relaxed);
+    if (next && rate > 0) {
+      __extension__ typedef __int128 wide;
+      int64_t real_left = static_cast<int64_t>(static_cast<wide>((*next - t).ns()) * 1000000 / rate);
+      cap = static_cast<long>(std::clamp<int64_t>(real_left / 1000, 20, 2000));
+    }
+    next_flow_check = real + static_cast<int64_t>(cap) * 1000;
+  }
+  if (!warned && busy_reads_known && real - busy_since >= kStillWarnNs && Session::read_clock(clk).ns() == busy_clock) {
+    warn_time_stands_still(real);
+  }
+  return cap;
+}
+
+std::map<pid_t, std::pair<uint64_t, uint64_t>> Controller::Impl::cpu_times() {
+  std::map<pid_t, std::pair<uint64_t, uint64_t>> out;
+  for (pid_t pid : pids()) {
+    std::vector<ThreadSample> threads;
+    proc.sample_threads(pid, threads);
+    for (auto& t : threads) {
+      uint64_t u = 0, st = 0;
+      if (thread_cpu_times(pid, t.tid, &u, &st)) out[t.tid] = {u, st};
+    }
+  }
+  return out;
+}
+
+bool Controller::Impl::user_mode_spin(int64_t real) {
+  int64_t half = cpu.busy_limit_ns / 2;
+  if (spin_sample_at == 0) {
+    spin_sample = cpu_times();
+    spin_sample_at = real;
+    return false;
+  }
+  if (real - spin_sample_at < half) return false;
+  auto now_times = cpu_times();
+  double ticks = static_cast<double>(real - spin_sample_at) / 1e9 * static_cast<double>(sysconf(_SC_CLK_TCK));
+  bool spin = false;
+  for (auto& [tid, t] : now_times) {
+    auto it = spin_sample.find(tid);
+    if (it == spin_sample.end()) continue;
+    uint64_t du = t.first - it->second.first, ds = t.second - it->second.second;
+    // On the cpu most of the window, and at least 19 ticks of 20 of it in user mode.
+    if (static_cast<double>(du) >= 0.6 * ticks && ds * 19 <= du) spin = true;
+  }
+  spin_sample = std::move(now_times);  // the next window starts here
+  spin_sample_at = real;
+  return spin;
+}
+
+void Controller::Impl::end_busy() {
+  busy_since = 0;
+  next_flow_check = 0;
+  spin_sample_at = 0;
+  spin_sample.clear();
+  if (flowing) {
+    auto& clk = seg.header.clock;
+    write_clock(clk, Session::read_clock(clk), 0);
+    flowing = false;
+  }
+}
+
+void Controller::Impl::warn_time_stands_still(int64_t real_now) {
+  auto next = earliest_deadline(seg);
+  uint64_t reads = busy_reads_known ? live_clock_reads(seg) - busy_reads : 0;
+  // Nothing waits on time and nobody reads the clock: a long computation, not a busy-wait.
+  if (!next && reads < 1000) return;
+  warned = true;
+  std::string running;
+  for (auto& t : describe()) {
+    if (t.state != 'R') continue;
+    if (!running.empty()) running += ", ";
+    running += "pid " + std::to_string(t.pid) + " tid " + std::to_string(t.tid) + " (" + t.comm + ")";
+  }
+  if (running.empty()) running = "a thread of the tree";
+  const char* hint = cpu.model == abi::kCpuZero
+                         ? "--cpu-model calls (the default) lets clock reads and polls cost time; --cpu-model real "
+                           "lets the clock run while the tree computes"
+                         : "--cpu-model real lets the clock run while the tree computes";
+  char what[160];
+  if (next) {
+    snprintf(what, sizeof what, "running while the earliest pending deadline is %.9f s", static_cast<double>(next->ns()) / 1e9);
+  } else {
+    snprintf(what, sizeof what, "reading the clock (%llu reads in the last %.1f s)", static_cast<unsigned long long>(reads),
+             static_cast<double>(kStillWarnNs / 2) / 1e9);
+  }
+  fprintf(stderr,
+          "vtime: virtual time has stood still at %.9f s for %.1f s of real time: %s keep%s %s "
+          "(a busy-wait?); %s\n",
+          static_cast<double>(busy_clock) / 1e9, static_cast<double>(real_now - busy_since) / 1e9, running.c_str(),
+          running.find(',') == std::string::npos ? "s" : "", what, hint);
+}
 
 void Controller::set_rate(double factor) {
   auto& c = impl_->seg.header.clock;
@@ -889,8 +1102,8 @@ ControllerStats Controller::stats() const {
   return s;
 }
 
-std::vector<ThreadReport> Controller::describe() {
-  Impl& m = *impl_;
+std::vector<ThreadReport> Controller::Impl::describe() {
+  Impl& m = *this;
   std::vector<ThreadReport> out;
   for (pid_t pid : m.pids()) {
     std::vector<ThreadSample> threads;
@@ -933,5 +1146,7 @@ std::vector<ThreadReport> Controller::describe() {
   }
   return out;
 }
+
+std::vector<ThreadReport> Controller::describe() { return impl_->describe(); }
 
 }  // namespace vtime

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <new>
 #include <random>
@@ -103,6 +104,9 @@ Session Session::create(const SessionOptions& opts) {
   h.thread_stat_count = abi::kThreadStatSlots;
   h.clock.epoch_ns = opts.epoch_ns;
   h.clock.mono_origin_ns = opts.mono_origin_ns;
+  h.cpu_model.store(opts.cpu_model, std::memory_order_relaxed);
+  h.cpu_cost_ns.store(opts.cpu_cost_ns, std::memory_order_relaxed);
+  h.cpu_quantum_ns.store(std::max(opts.cpu_quantum_ns, opts.cpu_cost_ns), std::memory_order_relaxed);
   for (auto& p : seg->processes) p.state.store(0);
   for (auto& w : seg->waiters) w.state.store(abi::kFree);
   // The magic goes last: a reader that sees it sees a complete header.

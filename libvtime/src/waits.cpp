@@ -1,6 +1,7 @@
 // Thread slots and wait scopes (see waits.h).
 #include "waits.h"
 
+#include "cpu_charge.h"
 #include "futex.h"
 #include "libc.h"
 #include "slots.h"
@@ -138,6 +139,7 @@ WaitScope::WaitScope(ProcessContext& c, TimePoint deadline, uint32_t reason, uin
     pthread_once(&g_key_once, make_key);
     pthread_setspecific(g_exit_key, &t_state);
   }
+  if (reason != abi::kReasonCpu) cpu_thread_blocks();
   temporary_ = ts.depth > 0;
   slot_ = temporary_ ? claim_thread_slot(c, ts.tid) : static_cast<uint32_t>(ts.slot);
   ++ts.depth;

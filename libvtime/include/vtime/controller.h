@@ -17,6 +17,7 @@
 //     }
 #pragma once
 
+#include <vtime/cpu_model.h>
 #include <vtime/session.h>
 #include <vtime/time.h>
 
@@ -47,6 +48,9 @@ struct ControllerStats {
   // Idle decisions use the kernel's count (vtime/tree_watch.h), not /proc. False from the start
   // without a watch, and from the moment the controller gave it up (logged).
   bool kernel_count = false;
+  // Busy stretches in which the `calls` model let the clock run with real time (the tree computed
+  // past the busy limit with timed waits pending): each makes the run depend on real time.
+  uint64_t busy_flows = 0;
 };
 
 class TreeWatch;
@@ -79,6 +83,13 @@ class Controller {
   void set_now(TimePoint t);
   // Lets the clock run at `factor` times real time from now on (0 freezes it).
   void set_rate(double factor);
+  // The controller's part of the CPU-time model (vtime/cpu_model.h; the wrapped processes' part
+  // comes with the session): while wait_idle finds the tree busy, `real` lets the clock run at
+  // cpu.scale x real time, `calls` once the tree has computed for cpu.busy_limit_ns, waking the
+  // waits it passes; it stops when the tree is idle. Whatever the model, a tree that keeps time
+  // still for 3 s of real time while it runs and timed waits are pending gets one warning on
+  // stderr. Default: zero (exact event semantics, the warning only).
+  void set_cpu_model(const CpuModelOptions& cpu);
   // Also count the other threads of this process (e.g. ZeroMQ's I/O threads carrying messages
   // to and from the tree) in idle decisions, so a message in flight is never missed.
   void watch_own_threads(bool on);

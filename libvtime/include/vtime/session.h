@@ -31,6 +31,11 @@ inline constexpr const char* kSessionEnv = "VTIME_SESSION";
 struct SessionOptions {
   int64_t epoch_ns = kDefaultEpochNs;
   int64_t mono_origin_ns = kDefaultMonoOriginNs;
+  // The CPU-time model the wrapped processes apply (vtime/cpu_model.h); zero by default here,
+  // the CLI's default is chosen there.
+  abi::CpuModel cpu_model = abi::kCpuZero;
+  int64_t cpu_cost_ns = 0;     // kCpuCalls: virtual cost of one charged call
+  int64_t cpu_quantum_ns = 0;  // kCpuCalls: a thread pays its debt once it reaches this
 };
 
 // Attach failures carry a one-line reason meant for the user.

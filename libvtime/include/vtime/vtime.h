@@ -75,6 +75,8 @@ int vtime_nanosleep(const struct timespec* req, struct timespec* rem);
 int vtime_clock_nanosleep(clockid_t clk, int flags, const struct timespec* req, struct timespec* rem);
 int vtime_usleep(useconds_t usec);
 unsigned int vtime_sleep(unsigned int seconds);
+/* sched_yield(2); under `--cpu-model calls` it costs virtual time like a clock read */
+int vtime_sched_yield(void);
 
 /* fd readiness with timeouts */
 int vtime_poll(struct pollfd* fds, nfds_t nfds, int timeout_ms);

@@ -16,6 +16,7 @@
 //     int code = vtime::broker::run(o);   // exit codes: see broker.h kExit*
 #pragma once
 
+#include <vtime/cpu_model.h>
 #include <vtime/time.h>
 
 #include <sys/types.h>
@@ -78,6 +79,9 @@ struct Options {
   // Decision-time model: 0 = "zero" (the clock is frozen while the scheduler works), otherwise
   // the factor of "wall[:F]" (the clock runs at F times real time while the scheduler is busy).
   double wall_factor = 0;
+  // The CPU-time model (vtime/cpu_model.h): its part in the wrapped processes comes with the
+  // session, the controller applies the rest. `real` also sets wall_factor (decision time).
+  CpuModelOptions cpu{.model = abi::kCpuZero};
 
   SyncPolicy sync = SyncPolicy::kExact;
   // timeout policy (the Batkube parameters), all in real time except the timesteps.
