@@ -1,0 +1,155 @@
+#!/usr/bin/python3
+"""Programs that wait by running, under each CPU-time model (docs/design.md, "CPU-time model").
+
+usage: cpu_cases.py --list | CASE --vtime VTIME --spin SPIN_CLOCK
+
+Each case runs real programs (python3 and our spin_clock) under `vtime exec` as an unprivileged
+user and checks what the issue asks of the models:
+  spin_c, spin_python    a loop on the clock for 100 ms finishes under the default model, with
+                         exactly 100 ms elapsed, the same output on two runs, no warning;
+  communicate            subprocess.communicate(timeout=5) on a child that never answers raises
+                         TimeoutExpired at 5.001 s (CPython's strict `_time() > endtime`), twice
+                         the same;
+  gil                    a CPU-bound thread holding the GIL does not keep a sleeping thread from
+                         getting it back (default model: the busy limit; real);
+  real_model             the clock runs while the tree computes (a busy second is visible);
+  zero_warns             under zero the spin hangs, and vtime says so once: which thread runs, what
+                         it does, which model would help (killed by `timeout` after 8 s);
+  bogus                  --cpu-model bogus is a usage error listing the models (exec, run, replay).
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PY = "/usr/bin/python3"
+UNPRIVILEGED = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+WARNING = "virtual time has stood still"
+
+PY_SPIN = """
+import time
+t0 = time.monotonic()
+d = time.time() + 0.1
+n = 0
+while time.time() < d:
+    n += 1
+print("elapsed %.9f after %d iterations" % (time.monotonic() - t0, n))
+"""
+
+REAL_BUSY = """
+import time
+t0 = time.monotonic()
+x = 0
+for i in range(3000000):
+    x += i
+print("elapsed %.3f" % (time.monotonic() - t0))
+"""
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def run(args, cmd, model=None, timeout=60):
+    vt = [args.vtime, "exec"] + (["--cpu-model", model] if model else []) + ["--"]
+    r = subprocess.run(UNPRIVILEGED + vt + cmd, capture_output=True, text=True, timeout=timeout, cwd="/tmp")
+    print("$ %s\n%s%s(exit %d)" % (" ".join(cmd), r.stdout, r.stderr, r.returncode))
+    return r
+
+
+def twice_same(args, cmd, model=None):
+    a, b = run(args, cmd, model), run(args, cmd, model)
+    for r in (a, b):
+        if r.returncode != 0:
+            fail("exit status %d" % r.returncode)
+        if WARNING in r.stderr:
+            fail("a warning where the program progresses")
+    if a.stdout != b.stdout:
+        fail("two runs differ: %r vs %r" % (a.stdout, b.stdout))
+    return a.stdout
+
+
+def case_spin_c(args):
+    out = twice_same(args, [args.spin])
+    if "elapsed 100000000 ns" not in out:
+        fail("the C spin did not see exactly 100 ms")
+
+
+def case_spin_python(args):
+    out = twice_same(args, [PY, "-c", PY_SPIN])
+    if "elapsed 0.100000000" not in out:
+        fail("the Python spin did not see exactly 100 ms")
+
+
+def case_communicate(args):
+    out = twice_same(args, [PY, os.path.join(HERE, "communicate_timeout.py")])
+    if "timeout after 5.001 s" not in out or "OK" not in out:
+        fail("communicate(timeout=5) did not time out at 5.001 s")
+
+
+def case_gil(args):
+    for model in (None, "real"):
+        r = run(args, [PY, os.path.join(HERE, "gil_handover.py")], model)
+        if r.returncode != 0 or "OK" not in r.stdout:
+            fail("the GIL hand-over did not finish under %s" % (model or "the default model"))
+
+
+def case_real_model(args):
+    r = run(args, [PY, "-c", REAL_BUSY], "real")
+    if r.returncode != 0:
+        fail("exit status %d" % r.returncode)
+    elapsed = float(r.stdout.split()[-1])
+    if elapsed <= 0:
+        fail("under real the clock did not run while the program computed")
+    r = run(args, [PY, "-c", REAL_BUSY], "zero")
+    if r.returncode != 0 or "elapsed 0.000" not in r.stdout:
+        fail("under zero computation took virtual time")
+
+
+def case_zero_warns(args):
+    vt = [args.vtime, "exec", "--cpu-model", "zero", "--", args.spin]
+    r = subprocess.run(UNPRIVILEGED + ["timeout", "8"] + vt, capture_output=True, text=True, timeout=60)
+    print(r.stderr)
+    if r.returncode != 124:
+        fail("the spin under zero ended (exit %d) instead of hanging" % r.returncode)
+    if r.stderr.count(WARNING) != 1:
+        fail("expected exactly one warning")
+    for part in ("(spin_clock)", "reading the clock", "--cpu-model calls"):
+        if part not in r.stderr:
+            fail("the warning does not say %r" % part)
+
+
+def case_bogus(args):
+    for sub in (["exec", "--cpu-model", "bogus", "--", "true"],
+                ["run", "--hosts", "1", "-w", "/nonexistent.json", "-e", "/tmp/x", "--cpu-model", "bogus", "--", "true"],
+                ["replay", "--cpu-model", "bogus", "/nonexistent.trace"]):
+        r = subprocess.run([args.vtime] + sub, capture_output=True, text=True, timeout=30)
+        print(r.stderr)
+        if r.returncode != 2:
+            fail("vtime %s: exit %d, expected 2" % (sub[0], r.returncode))
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        if len(lines) != 1 or not all(m in lines[0] for m in ("bogus", "zero", "calls", "real")):
+            fail("vtime %s: not one line naming the models" % sub[0])
+
+
+CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("case", nargs="?")
+    p.add_argument("--list", action="store_true")
+    p.add_argument("--vtime")
+    p.add_argument("--spin")
+    args = p.parse_args()
+    if args.list:
+        print("\n".join(CASES))
+        return
+    CASES[args.case](args)
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
