@@ -6,8 +6,9 @@
 #    --cpu-model zero, calls (--cpu-cost 1ns: the hot path, one payment per million reads),
 #    calls at the default cost (a tight loop on the clock IS a busy-wait: it pays a virtual sleep
 #    every thousand reads past its burst, so this is the amortised cost of spinning), and real.
-#    Minimum ns per read over ROUNDS interleaved rounds. Target: zero, calls (1ns) and real within
-#    10% of zero's read, and all faster than the native vDSO read.
+#    Minimum ns per read over ROUNDS interleaved rounds. Targets: calls (1ns) within 10% of zero's
+#    read, zero faster than the native vDSO read; real (whose running clock is the real clock
+#    plus an offset, so a read includes a vDSO read) within 30% of the native read.
 # 2. The patterns that used to hang, under the default model (wall time of the whole
 #    `vtime exec`, Python's start included): a C loop and a Python loop on the clock for 100 ms,
 #    subprocess.communicate(timeout=5) on a child that never answers. Target: each under 1 s.
@@ -18,7 +19,7 @@
 # Exit status: 0 every target met, 1 a target missed, 2 the benchmark could not run.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-build=$1
+build=$(cd "$1" && pwd)
 rounds=${ROUNDS:-3}
 vt=$build/cli/vtime
 reads=$build/bench/bench_clock_reads
@@ -64,11 +65,12 @@ for m in $modes; do
   v=$(min_of "$tmp/read_$m")
   printf '  %-10s %8.2f ns   x%.2f of zero\n' "$m" "$v" "$(echo "$v / $z" | bc -l)"
 done
-for m in calls_1ns real; do
-  v=$(min_of "$tmp/read_$m")
-  if [ "$(echo "$v > $z * 1.10" | bc -l)" = 1 ]; then echo "  TARGET MISSED: $m's read is more than 10% slower than zero's"; status=1; fi
-done
+v=$(min_of "$tmp/read_calls_1ns")
+if [ "$(echo "$v > $z * 1.10" | bc -l)" = 1 ]; then echo "  TARGET MISSED: calls' read is more than 10% slower than zero's"; status=1; fi
 n=$(min_of "$tmp/read_native")
+# While the clock runs (real, busy tree) a read must read the real clock: the vDSO is its floor.
+v=$(min_of "$tmp/read_real")
+if [ "$(echo "$v > $n * 1.30" | bc -l)" = 1 ]; then echo "  TARGET MISSED: real's read is more than 30% slower than the native vDSO read"; status=1; fi
 if [ "$(echo "$z >= $n" | bc -l)" = 1 ]; then echo "  TARGET MISSED: the virtual read is not faster than the vDSO"; status=1; fi
 
 # --- 2. the patterns that used to hang ----------------------------------------------------------

@@ -1,24 +1,40 @@
-// The `calls` CPU-time model's payment (see cpu_charge.h).
+// The `calls` CPU-time model's slow path and payment (see cpu_charge.h).
 #include "cpu_charge.h"
 
 #include "waits.h"
+
+#include <algorithm>
 
 namespace vtime::detail {
 
 __attribute__((tls_model("initial-exec"))) thread_local CpuDebt t_cpu_debt;
 
-bool pay_cpu_debt(ProcessContext& c) {
+bool charge_slow(ProcessContext& c, int64_t at) {
   CpuDebt& d = t_cpu_debt;
-  TimePoint until = TimePoint::from_ns(d.instant + d.owed);
-  d.owed = 0;
-  if (until <= now(c)) return false;
-  // A plain virtual sleep: other threads' deadlines that fall within it fire first, in order. A
-  // signal handler that interrupts it ends the payment early (the debt is not owed twice).
-  {
-    WaitScope w(c, until, abi::kReasonCpu, abi::kWakeFutex);
-    w.block();
+  if (c.cpu_model != abi::kCpuCalls) {
+    d.left = std::numeric_limits<int64_t>::max();  // never again: nothing is charged
+    return false;
   }
-  d.spinning = true;  // set after the scope: its construction counts as blocking otherwise
+  int64_t per_quantum = std::max<int64_t>(1, c.cpu_quantum_ns / std::max<int64_t>(1, c.cpu_cost_ns));
+  if (!d.spinning) {
+    if (d.instant != at) {
+      // A new instant (or the first charged call, or the first after blocking): a new allowance.
+      d.instant = at;
+      d.left = kCpuBurstCalls;
+      return false;
+    }
+    // The whole allowance used at one instant: busy-waiting. Every call from here on costs.
+    d.spinning = true;
+    d.left = per_quantum;
+    return false;
+  }
+  d.left = per_quantum;
+  // A quantum's worth of calls: sleep it. A plain virtual sleep: other threads' deadlines that
+  // fall within it fire first, in order. A signal handler that interrupts it ends the payment
+  // early (the debt is not owed twice).
+  TimePoint until = now(c) + nanoseconds(per_quantum * c.cpu_cost_ns);
+  WaitScope w(c, until, abi::kReasonCpu, abi::kWakeFutex);
+  w.block();
   return true;
 }
 

@@ -24,44 +24,46 @@ namespace vtime::detail {
 // times what importing a large Python package takes, and a few milliseconds of a spin loop.
 inline constexpr uint32_t kCpuBurstCalls = 20000;
 
+// Per thread. The hot path is one decrement and a branch whatever the model (a clock read must
+// stay a few nanoseconds): `left` counts the charged calls until the slow path, which looks at
+// the model, the instant and the state, and sets the next count.
 struct CpuDebt {
-  int64_t instant = std::numeric_limits<int64_t>::min();
-  uint32_t calls = 0;      // charged calls at `instant`
-  bool spinning = false;   // paid once and has not blocked since: no allowance
-  int64_t owed = 0;
+  int64_t left = 0;        // charged calls until the slow path; 0 for a thread that made none
+  int64_t instant = std::numeric_limits<int64_t>::min();  // the virtual instant its allowance began
+  bool spinning = false;   // used up an allowance at one instant and has not blocked since
 };
 extern __attribute__((tls_model("initial-exec"))) thread_local CpuDebt t_cpu_debt;
 
-// Sleeps until the debt's instant + the debt, and clears it. True when the thread slept.
-bool pay_cpu_debt(ProcessContext& c);
+// The slow path of a charged call at virtual instant `at`: starts an allowance, declares the
+// thread busy-waiting, or (busy-waiting) pays a quantum's worth of calls by sleeping it. True when
+// the thread slept.
+bool charge_slow(ProcessContext& c, int64_t at);
 
 // One charged call made at virtual instant `at` (ns). True when the thread paid (slept): the
 // caller's idea of now is stale.
 inline bool charge_call(ProcessContext& c, int64_t at) {
-  if (c.cpu_model != abi::kCpuCalls) return false;
-  CpuDebt& d = t_cpu_debt;
-  if (d.instant != at) {
-    d.instant = at;
-    d.calls = 0;
-    d.owed = 0;
-  }
-  if (!d.spinning && ++d.calls <= kCpuBurstCalls) return false;
-  d.owed += c.cpu_cost_ns;
-  return d.owed >= c.cpu_quantum_ns && pay_cpu_debt(c);
-}
-// The thread blocks in a wait of its own: it is not busy-waiting (any more).
-inline void cpu_thread_blocks() {
-  t_cpu_debt.spinning = false;
-  t_cpu_debt.calls = 0;
+  if (--t_cpu_debt.left > 0) [[likely]] return false;
+  return charge_slow(c, at);
 }
 inline bool charge_call(ProcessContext& c) {
-  return c.cpu_model == abi::kCpuCalls && charge_call(c, now(c).ns());
+  if (--t_cpu_debt.left > 0) [[likely]] return false;
+  return charge_slow(c, now(c).ns());
+}
+// The thread blocks in a wait of its own: it is not busy-waiting (any more), and its next charged
+// call starts a new allowance.
+inline void cpu_thread_blocks() {
+  CpuDebt& d = t_cpu_debt;
+  if (d.spinning || d.instant != std::numeric_limits<int64_t>::min()) {
+    d.spinning = false;
+    d.instant = std::numeric_limits<int64_t>::min();
+    d.left = 0;
+  }
 }
 
 // A poll-like call with a zero timeout returned `r`: charged when it found nothing (a poll that
 // finds work is progress, not a busy-wait). Returns r, errno untouched.
 inline int charge_if_none(ProcessContext& c, int r) {
-  if (r == 0 && c.cpu_model == abi::kCpuCalls) charge_call(c);
+  if (r == 0) charge_call(c);
   return r;
 }
 

@@ -86,6 +86,7 @@ inline TimePoint Session::read_clock(const abi::ClockState& c) {
     int64_t real_base = c.real_base_ns.load(std::memory_order_acquire);
     if ((s1 & 1) != 0 || c.seq.load(std::memory_order_relaxed) != s1) continue;
     if (rate == 0) return TimePoint::from_ns(base);
+    if (rate == 1000000) return TimePoint::from_ns(base + (real_monotonic_ns() - real_base));  // no 128-bit division
     __extension__ typedef __int128 wide;  // elapsed * rate overflows 64 bits after ~2.5 hours
     wide delta = static_cast<wide>(real_monotonic_ns() - real_base) * rate / 1000000;
     return TimePoint::from_ns(base + static_cast<int64_t>(delta));
