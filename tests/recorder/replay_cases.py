@@ -244,9 +244,9 @@ def case_clock_set(env):
         print("SKIP: setting the clock needs root")
         sys.exit(77)
     guard = [env.no_clock_set]
-    # The event-based twin: single-threaded. With batch_window.py, whose threading.Timer thread
-    # starts at the first submission, the scheduler's clock-read count at that instant varied by
-    # one between recordings after a set (1395/1396; not seen without a set): left for later.
+    # The event-based twin: single-threaded. batch_window.py's recordings are not byte-identical
+    # with or without a set (its threading.Timer threads race the main thread for the GIL, and the
+    # clock-read count at an instant varies by one; decisions do not), which a replay reports.
     sched = [PYTHON, CLOCK_SETTER, PYTHON, BATCH_WINDOW.replace("batch_window.py", "batch_window_event.py"),
              "-s", "{endpoint}", "--window", "5"]
     trace = env.path("set.trace")
