@@ -138,7 +138,8 @@ class Conversation {
   // first exchange waits (in real time, bounded by the crash timeout) for the connection.
   void wait_connected() {
     if (connected_) return;
-    auto give_up = Clock::now() + std::chrono::nanoseconds(opts_.crash_timeout.ns());
+    auto started = Clock::now();
+    auto give_up = started + std::chrono::nanoseconds(opts_.crash_timeout.ns());
     while (!connected_) {
       zmq::pollitem_t items[] = {{monitor_.handle(), 0, ZMQ_POLLIN, 0}};
       zmq::poll(items, 1, std::chrono::milliseconds(5));
@@ -155,8 +156,26 @@ class Conversation {
         throw Stop(kExitSchedulerStuck, "the scheduler did not bind " + opts_.scheduler_endpoint + " within " +
                                             std::to_string(opts_.crash_timeout.ns() / 1000000) + " ms");
       }
+      // A scheduler that waits on virtual time before it binds (a sleep, a busy-wait paying its
+      // CPU-time cost) waits on us: drive its clock. Only once binding is late: a scheduler that
+      // merely starts slowly, its timer threads already armed, must not see them fire before the
+      // simulation begins.
+      if (opts_.sync == SyncPolicy::kExact && Clock::now() > started + kLateBind) {
+        auto monitored = [&] {
+          zmq::pollitem_t m[] = {{monitor_.handle(), 0, ZMQ_POLLIN, 0}};
+          zmq::poll(m, 1, std::chrono::milliseconds(0));
+          return (m[0].revents & ZMQ_POLLIN) != 0;
+        };
+        unsigned looks = 0;
+        auto r = ctl_->wait_idle([&] { return (++looks % 16 == 0 && monitored()) || child_exited() || Clock::now() > give_up; });
+        if (r == IdleResult::kIdle) {
+          if (auto next = ctl_->next_deadline()) advance(*next, "decision");
+        }
+      }
     }
   }
+  // How long the scheduler may take to bind before the broker drives its clock (wait_connected).
+  static constexpr std::chrono::milliseconds kLateBind{500};
 
   // --- recording ----------------------------------------------------------------------------
   // On the error path: a replay's comparator may throw, and nothing must escape from there.

@@ -13,6 +13,8 @@ Each binds REP at ENDPOINT, answers SIMULATION_BEGINS, and at the first JOB_SUBM
   late    rejects the first 4 jobs (real decisions), then dies of SIGSEGV at the 5th, mid-run.
   endless rejects every job and asks to be called back 1 s later, forever, after some real CPU
           work per message: a valid run that only a signal ends.
+  late_bind sleeps 10 (virtual) seconds before it binds, then rejects every job: the broker must
+          drive its clock before the simulation begins.
 MARKER is an unused argument the tests grep for to prove no process is left behind.
 """
 import json
@@ -20,12 +22,15 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 import zmq
 
 
 def main():
     mode, endpoint = sys.argv[1], sys.argv[2]
+    if mode == "late_bind":
+        time.sleep(10)
     sock = zmq.Context().socket(zmq.REP)
     sock.bind(endpoint)
     seen = 0
@@ -41,12 +46,12 @@ def main():
                 events.append({"timestamp": now, "type": "CALL_ME_LATER", "data": {"timestamp": now + 1}})
             sock.send_string(json.dumps({"now": now, "events": events}))
             continue
-        if mode == "late":
+        if mode in ("late", "late_bind"):
             events = []
             for e in msg["events"]:
                 if e["type"] == "JOB_SUBMITTED":
                     seen += 1
-                    if seen == 5:
+                    if seen == 5 and mode == "late":
                         os.kill(os.getpid(), signal.SIGSEGV)
                     events.append({"timestamp": msg["now"], "type": "REJECT_JOB",
                                    "data": {"job_id": e["data"]["job_id"]}})

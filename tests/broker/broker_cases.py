@@ -38,6 +38,7 @@ SUPERVISION = {
     "busy": (5, "busy"),
     "silent": (6, "blocked forever without replying"),
     "child": (4, "killed by signal 11"),
+    "late_bind": (0, ""),
 }
 
 
