@@ -57,9 +57,9 @@ void shift_realtime(ProcessContext& c, int64_t delta) {
   // Timerfds armed with TFD_TIMER_CANCEL_ON_SET live in their own processes: their agents look.
   for (uint32_t p = 0; p < abi::kProcessSlots; ++p) {
     auto& ps = c.seg->processes[p];
-    if (ps.state.load(std::memory_order_acquire) != 1 || ps.agent_tid.load(std::memory_order_acquire) == 0) continue;
-    ps.agent_word.fetch_add(1, std::memory_order_acq_rel);
-    futex_wake(&ps.agent_word, 1);
+    if (ps.state.load(std::memory_order_acquire) == 1 && ps.agent_tid.load(std::memory_order_acquire) != 0) {
+      wake_agent(*c.seg, p);
+    }
   }
   notify_activity(*c.seg);
 }

@@ -249,6 +249,17 @@ void set(ProcessContext& c, VTimer& t, int flags, bool abs_flag, const itimerspe
   arm_slot(c, t.slot, deadline, t.realtime_abs, shift);
 }
 
+// Drops the expirations a timerfd's eventfd holds, without blocking on an empty one (the
+// eventfd blocks unless the timerfd was created with TFD_NONBLOCK). One read takes the whole count.
+void drop_expirations(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  if (libc().poll(&p, 1, 0) == 1) {
+    uint64_t drop;
+    ssize_t r = libc().read(fd, &drop, sizeof drop);
+    (void)r;
+  }
+}
+
 int timer_index(timer_t id) {
   auto v = reinterpret_cast<uintptr_t>(id);
   if ((v & 0xffff000000000000ULL) != kTimerTag) return -1;
@@ -312,10 +323,7 @@ static bool take_cancel(ProcessContext& c, int i) {
   if (!t.cancelled && t.sets_seen == sets) return false;
   t.sets_seen = sets;
   t.cancelled = false;
-  pollfd p{t.fd, POLLIN, 0};
-  uint64_t drop;
-  while (libc().poll(&p, 1, 0) == 1 && libc().read(t.fd, &drop, sizeof drop) > 0) {
-  }
+  drop_expirations(t.fd);
   return true;
 }
 
@@ -503,13 +511,7 @@ int vtime_timerfd_settime(int fd, int flags, const struct itimerspec* value, str
     return -1;
   }
   if (old) *old = current(*c, g_timers[i]);
-  // Re-arming discards expirations not read yet, as the kernel does.
-  pollfd p{fd, POLLIN, 0};
-  if (libc().poll(&p, 1, 0) == 1) {
-    uint64_t drop;
-    ssize_t r = libc().read(fd, &drop, sizeof drop);
-    (void)r;
-  }
+  drop_expirations(fd);  // re-arming discards expirations not read yet, as the kernel does
   set(*c, g_timers[i], flags, (flags & TFD_TIMER_ABSTIME) != 0, value);
   return 0;
 }

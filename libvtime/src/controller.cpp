@@ -7,6 +7,7 @@
 #include "futex.h"
 #include "slots.h"
 #include "proc_reader.h"
+#include "proc_stat.h"
 
 #include <sched.h>
 #include <sys/syscall.h>
@@ -59,16 +60,10 @@ bool thread_cpu_times(pid_t pid, pid_t tid, uint64_t* utime, uint64_t* stime) {
   char path[96];
   snprintf(path, sizeof path, "/proc/%d/task/%d/stat", static_cast<int>(pid), static_cast<int>(tid));
   std::string line = ProcReader::read_small(path);
-  size_t p = line.rfind(')');
-  if (p == std::string::npos) return false;
-  const char* c = line.c_str() + p + 2;  // field 3, the state
-  for (int field = 3; field < 14 && *c; ++field) {
-    c = strchr(c, ' ');
-    if (!c) return false;
-    ++c;
-  }
+  const char* c = detail::proc_stat_field(line.c_str(), 14);
+  if (!c || !*c) return false;
   char* end = nullptr;
-  *utime = strtoull(c, &end, 10);
+  *utime = strtoull(c, &end, 10);  // field 14, then field 15
   *stime = strtoull(end, nullptr, 10);
   return true;
 }
@@ -239,8 +234,7 @@ struct Controller::Impl {
   CpuModelOptions cpu{.model = abi::kCpuZero};
   int64_t busy_since = 0;       // real ns when the current busy stretch of wait_idle began, 0 none
   int64_t busy_clock = 0;       // the virtual now then
-  uint64_t busy_reads = 0;      // live_clock_reads then (read once the stretch is long)
-  bool busy_reads_known = false;
+  std::optional<uint64_t> busy_reads;  // live_clock_reads half-way to the warning, none before
   // calls: per-thread (utime, stime) at the start of the current window of the busy limit.
   std::map<pid_t, std::pair<uint64_t, uint64_t>> spin_sample;
   int64_t spin_sample_at = 0;     // real ns of that sample, 0 none
@@ -857,26 +851,22 @@ long Controller::Impl::on_busy() {
   if (busy_since == 0) {
     busy_since = real;
     busy_clock = Session::read_clock(clk).ns();
-    busy_reads_known = false;
+    busy_reads.reset();
   }
-  if (!warned && !busy_reads_known && real - busy_since >= kStillWarnNs / 2) {
+  if (!warned && !busy_reads && real - busy_since >= kStillWarnNs / 2) {
     busy_reads = live_clock_reads(seg);  // the baseline for the warning, long before it is due
-    busy_reads_known = true;
   }
-  bool flow = cpu.model == abi::kCpuReal ||
-              (cpu.model == abi::kCpuCalls && cpu.busy_limit_ns > 0 && real - busy_since >= cpu.busy_limit_ns);
-  // calls: only a computation that keeps a timed waiter waiting moves time (a program starting up,
-  // with nothing waiting on the clock, stays exact however long it computes).
-  if (cpu.model == abi::kCpuCalls && !flowing) {
-    bool window = cpu.busy_limit_ns > 0 && real - busy_since >= cpu.busy_limit_ns / 2;
-    if (window && real >= next_flow_check) {
-      flow = user_mode_spin(real) && earliest_deadline(seg).has_value();
-      next_flow_check = real + 1'000'000;  // look again in a millisecond
-    } else {
-      flow = false;
-    }
+  bool flow = false;
+  if (!flowing && cpu.model == abi::kCpuReal) {
+    flow = true;
+  } else if (!flowing && cpu.model == abi::kCpuCalls && cpu.busy_limit_ns > 0 &&
+             real - busy_since >= cpu.busy_limit_ns / 2 && real >= next_flow_check) {
+    // Only a computation that keeps a timed waiter waiting moves time (a program starting up,
+    // with nothing waiting on the clock, stays exact however long it computes).
+    flow = user_mode_spin(real) && earliest_deadline(seg).has_value();
+    next_flow_check = real + 1'000'000;  // look again in a millisecond
   }
-  if (flow && !flowing) {
+  if (flow) {
     // From now on the clock runs with real time (scaled) until the tree is idle again.
     double rate = cpu.model == abi::kCpuReal ? cpu.scale : 1.0;
     write_clock(clk, Session::read_clock(clk), static_cast<int64_t>(rate * 1e6));
@@ -888,11 +878,10 @@ long Controller::Impl::on_busy() {
   if (flowing && real >= next_flow_check) {
     // Waits whose deadline the running clock passed are due now, busy tree or not.
     TimePoint t = Session::read_clock(clk);
-    std::optional<TimePoint> next;
-    for (int i = 0; i < 2; ++i) {
-      next = earliest_deadline(seg);
-      if (!next || *next > t) break;
+    std::optional<TimePoint> next = earliest_deadline(seg);
+    for (int round = 0; round < 2 && next && *next <= t; ++round) {
       advance(t, false);
+      next = earliest_deadline(seg);
     }
     int64_t rate = clk.rate_ppm.load(std::memory_order_relaxed);
     if (next && rate > 0) {
@@ -902,7 +891,7 @@ long Controller::Impl::on_busy() {
     }
     next_flow_check = real + static_cast<int64_t>(cap) * 1000;
   }
-  if (!warned && busy_reads_known && real - busy_since >= kStillWarnNs && Session::read_clock(clk).ns() == busy_clock) {
+  if (!warned && busy_reads && real - busy_since >= kStillWarnNs && Session::read_clock(clk).ns() == busy_clock) {
     warn_time_stands_still(real);
   }
   return cap;
@@ -910,12 +899,12 @@ long Controller::Impl::on_busy() {
 
 std::map<pid_t, std::pair<uint64_t, uint64_t>> Controller::Impl::cpu_times() {
   std::map<pid_t, std::pair<uint64_t, uint64_t>> out;
+  std::vector<pid_t> tids;
   for (pid_t pid : pids()) {
-    std::vector<ThreadSample> threads;
-    proc.sample_threads(pid, threads);
-    for (auto& t : threads) {
+    if (!proc.thread_ids(pid, 0, -1, tids)) continue;  // a fresh listing; the samples are not needed
+    for (pid_t tid : tids) {
       uint64_t u = 0, st = 0;
-      if (thread_cpu_times(pid, t.tid, &u, &st)) out[t.tid] = {u, st};
+      if (thread_cpu_times(pid, tid, &u, &st)) out[tid] = {u, st};
     }
   }
   return out;
@@ -958,7 +947,7 @@ void Controller::Impl::end_busy() {
 
 void Controller::Impl::warn_time_stands_still(int64_t real_now) {
   auto next = earliest_deadline(seg);
-  uint64_t reads = busy_reads_known ? live_clock_reads(seg) - busy_reads : 0;
+  uint64_t reads = busy_reads ? live_clock_reads(seg) - *busy_reads : 0;
   // Nothing waits on time and nobody reads the clock: a long computation, not a busy-wait.
   if (!next && reads < 1000) return;
   warned = true;
@@ -1078,12 +1067,8 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
         }
       }
     }
-    for (uint32_t pi : agents) {
-      // The agent runs every due action of its process in one pass: one wake-up is enough.
-      auto& p = m.seg.processes[pi];
-      p.agent_word.fetch_add(1, std::memory_order_acq_rel);
-      detail::futex_wake(&p.agent_word, 1);
-    }
+    // The agent runs every due action of its process in one pass: one wake-up is enough.
+    for (uint32_t pi : agents) detail::wake_agent(m.seg, pi);
     for (auto [pi, bits] : sleepers) detail::wake_sleepers(m.seg, pi, bits);
     g = end;
   }

@@ -25,6 +25,14 @@ inline void free_slot(abi::WaiterSlot& s) {
   s.state.store(abi::kFree, std::memory_order_release);
 }
 
+// Wakes the agent thread of process slot `process` (agent.h): it runs every due action of its
+// process, and looks for clock sets, in one pass.
+inline void wake_agent(abi::Segment& seg, uint32_t process) {
+  auto& word = seg.processes[process].agent_word;
+  word.fetch_add(1, std::memory_order_acq_rel);
+  futex_wake(&word, 1);
+}
+
 // Wakes the sleepers of process slot `process` whose bits (abi::sleep_bit of their slots) are in
 // `bits`, after their slots were updated: the bump makes a sleeper that has read the word but
 // not entered its futex call yet return at once. One system call for all of them.
