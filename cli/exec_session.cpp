@@ -45,10 +45,27 @@ int exit_code(int status) {
   return kExitInternal;
 }
 
-void print_report(const std::vector<ThreadReport>& threads, TimePoint now) {
-  fprintf(stderr, "vtime exec: the program is blocked forever at virtual time %.9f s: every thread waits "
-                  "and no virtual deadline is pending\n", static_cast<double>(now.ns()) / 1e9);
+// Returns true when the tree is not deadlocked but stuck on a real timeout vtime does not control.
+bool print_report(const std::vector<ThreadReport>& threads, TimePoint now) {
+  const ThreadReport* real = nullptr;
+  for (auto& t : threads) {
+    if (!t.real_timeout.empty()) {
+      real = &t;
+      break;
+    }
+  }
+  if (real) {
+    fprintf(stderr,
+            "vtime exec: virtual time cannot move at %.9f s: pid %d tid %d (%s) waits in %s, which vtime does not "
+            "control (a system call made where neither the shim nor the tracer rewrites it: docs/tracer.md lists "
+            "them). Use a call vtime virtualises, or rewrite the program with `vtime rewrite`. Every thread:\n",
+            static_cast<double>(now.ns()) / 1e9, real->pid, real->tid, real->comm.c_str(), real->real_timeout.c_str());
+  } else {
+    fprintf(stderr, "vtime exec: the program is blocked forever at virtual time %.9f s: every thread waits "
+                    "and no virtual deadline is pending\n", static_cast<double>(now.ns()) / 1e9);
+  }
   for (auto& t : threads) fprintf(stderr, "  %s\n", to_string(t).c_str());
+  return real != nullptr;
 }
 
 }  // namespace
@@ -105,13 +122,13 @@ int run_exec(const ExecOptions& opts) {
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
         continue;
       }
-      print_report(ctl.describe(), session->now());
+      bool real_timeout = print_report(ctl.describe(), session->now());
       reported = true;
       reported_activity = activity;
       if (opts.on_deadlock == OnDeadlock::kExit) {
         for (pid_t p : ctl.tree_pids()) kill(p, SIGKILL);
         waitpid(child, &status, 0);
-        result = kExitDeadlock;
+        result = real_timeout ? kExitRealTimeout : kExitDeadlock;
         break;
       }
       continue;

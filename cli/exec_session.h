@@ -12,6 +12,8 @@ namespace vtime::cli {
 
 // Exit status when the tree is blocked forever and --on-deadlock=exit (docs/cli.md).
 inline constexpr int kExitDeadlock = 121;
+// Time cannot move because a thread waits with a real timeout vtime does not control.
+inline constexpr int kExitRealTimeout = 123;
 
 enum class OnDeadlock { kReport, kExit };
 

@@ -15,6 +15,8 @@ VTIME_SHIM_EXPORT int execve(const char* path, char* const argv[], char* const e
 VTIME_SHIM_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
   return vtime::detail::process_execvpe(file, argv, envp);
 }
+VTIME_SHIM_EXPORT int execv(const char* path, char* const argv[]) { return vtime::detail::process_execv(path, argv); }
+VTIME_SHIM_EXPORT int execvp(const char* file, char* const argv[]) { return vtime::detail::process_execvp(file, argv); }
 VTIME_SHIM_EXPORT int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* fa,
                                   const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
   return vtime::detail::process_spawn(false, pid, path, fa, attr, argv, envp);

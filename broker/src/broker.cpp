@@ -316,7 +316,7 @@ class Conversation {
       // Idle without a reply: the scheduler waits on its own timer before answering (decision
       // time in virtual time), or on nothing at all.
       auto next = ctl_->next_deadline();
-      if (!next) throw Stop(kExitSchedulerStuck, "the scheduler is blocked forever without replying to the message at " +
+      if (!next) throw Stop(kExitSchedulerStuck, stuck_reason() + " without replying to the message at " +
                                                      protocol::format_seconds(now) + describe_tree());
       advance(*next, "decision");
     }
@@ -387,6 +387,19 @@ class Conversation {
     if (child_exited()) throw Stop(kExitSchedulerDied, "the scheduler " + child_status_text());
     if (Clock::now() > crash_at) throw Stop(kExitSchedulerHung, "the scheduler stayed busy for the whole crash timeout");
     if (opts_.recorder) opts_.recorder->observe(session_.now().ns());
+  }
+
+  // "blocked forever", or, when a thread waits with a real timeout vtime does not control, what
+  // keeps the clock from moving (docs/tracer.md).
+  std::string stuck_reason() {
+    for (auto& t : ctl_->describe()) {
+      if (!t.real_timeout.empty()) {
+        return "virtual time cannot move: pid " + std::to_string(t.pid) + " tid " + std::to_string(t.tid) + " (" +
+               t.comm + ") waits in " + t.real_timeout +
+               ", which vtime does not control (docs/tracer.md lists such calls), so the scheduler is stuck";
+      }
+    }
+    return "the scheduler is blocked forever";
   }
 
   std::string describe_tree() {

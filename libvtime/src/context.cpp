@@ -21,6 +21,12 @@
 #include <mutex>
 #include <new>
 
+// Marks an executable that links libvtime itself (a program rewritten by `vtime rewrite`, linked
+// statically): it makes its own waits virtual, so the tracer must leave it alone, whatever its
+// ELF headers say (trace_request.cpp looks for this section). In this file because every program
+// using libvtime links it.
+extern "C" __attribute__((used, retain, section(".vtime_aware"))) const char vtime_aware_marker[] = "libvtime";
+
 namespace vtime::detail {
 namespace {
 

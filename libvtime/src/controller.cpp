@@ -11,6 +11,7 @@
 
 #include <sched.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <signal.h>
 
@@ -20,6 +21,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
@@ -68,14 +70,29 @@ bool thread_cpu_times(pid_t pid, pid_t tid, uint64_t* utime, uint64_t* stime) {
   return true;
 }
 
-// Earliest deadline among pending (Waiting) slots.
+// A language runtime's own wait (abi::kTracerHousekeeping): serviced when time moves anyway.
+bool housekeeping(const abi::WaiterSlot& w) {
+  return w.wake_kind.load(std::memory_order_relaxed) == abi::kWakeTracer &&
+         (w.tracer_flags.load(std::memory_order_relaxed) & abi::kTracerHousekeeping) != 0;
+}
+
+// Earliest deadline among pending (Waiting) slots. Housekeeping waits count only when nothing
+// else is pending: Go's runtime decides between its short and its long sleeps by racing its own
+// threads, so a deadline of theirs is not a deterministic instant to stop at; they are woken
+// with the next advance instead (advance()), which no Go program can tell from a slow kernel.
 std::optional<TimePoint> earliest_deadline(abi::Segment& seg) {
-  int64_t best = abi::kNoDeadline;
+  int64_t best = abi::kNoDeadline, best_housekeeping = abi::kNoDeadline;
   for (uint32_t i = 0, n = detail::waiter_limit(seg); i < n; ++i) {
     auto& w = seg.waiters[i];
     if (w.state.load(std::memory_order_acquire) != abi::kWaiting) continue;
-    best = std::min(best, w.deadline.load(std::memory_order_relaxed));
+    int64_t d = w.deadline.load(std::memory_order_relaxed);
+    if (housekeeping(w)) {
+      best_housekeeping = std::min(best_housekeeping, d);
+    } else {
+      best = std::min(best, d);
+    }
   }
+  if (best == abi::kNoDeadline) best = best_housekeeping;
   if (best == abi::kNoDeadline) return std::nullopt;
   return TimePoint::from_ns(best);
 }
@@ -109,6 +126,10 @@ const char* syscall_name(long nr) {
     case 130: return "rt_sigsuspend";
     case 128: return "rt_sigtimedwait";
     case 202: return "futex";
+    case 220: return "semtimedop";
+    case 242: return "mq_timedsend";
+    case 243: return "mq_timedreceive";
+    case 299: return "recvmmsg";
     case 230: return "clock_nanosleep";
     case 232: return "epoll_wait";
     case 247: return "waitid";
@@ -119,6 +140,74 @@ const char* syscall_name(long nr) {
     case 441: return "epoll_pwait2";
     default: return nullptr;
   }
+}
+
+// A timed wait with a real timeout, from a thread's /proc/TID/syscall line: "select with a real
+// timeout of 1.000000000 s", or "" when the line is no such wait (no timeout, a zero one, or the
+// untimed tagged form of a wait vtime controls). Timeouts behind pointers are read from the
+// process's memory.
+std::string real_timeout_of(pid_t pid, const char* line) {
+  char* end = nullptr;
+  long nr = strtol(line, &end, 10);
+  uint64_t a[6];
+  for (auto& v : a) v = strtoull(end, &end, 16);
+  auto ms = [](uint64_t v) -> int64_t {
+    int t = static_cast<int>(v);
+    return t > 0 ? static_cast<int64_t>(t) * 1000000 : -1;
+  };
+  auto at = [&](uint64_t addr, bool timeval) -> int64_t {
+    if (addr == 0) return -1;
+    int64_t sec = 0, frac = 0;
+    int64_t buf[2];
+    iovec local{buf, sizeof buf}, remote{reinterpret_cast<void*>(addr), sizeof buf};
+    if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != static_cast<ssize_t>(sizeof buf)) return -2;
+    sec = buf[0];
+    frac = buf[1];
+    int64_t ns = sec * 1000000000 + (timeval ? frac * 1000 : frac);
+    return ns > 0 ? ns : -1;  // zero: returns at once
+  };
+  const char* name = syscall_name(nr);
+  int64_t ns = -1;
+  switch (nr) {
+    case SYS_nanosleep: ns = at(a[0], false); break;
+    case SYS_clock_nanosleep: ns = at(a[2], false); break;
+    case SYS_futex: {
+      long cmd = static_cast<long>(a[1]) & 0x7f;
+      if (cmd != 0 && cmd != 9) break;  // FUTEX_WAIT, FUTEX_WAIT_BITSET
+      // The shim's own waits (an agent's or a sleeper's 1 s heartbeat) are on words of the
+      // session segment, which the process maps from /dev/shm/vtime.*: not the program's.
+      std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+      std::string m;
+      while (std::getline(maps, m)) {
+        if (m.find("/vtime.") == std::string::npos) continue;
+        uint64_t lo = strtoull(m.c_str(), nullptr, 16), hi = strtoull(m.c_str() + m.find('-') + 1, nullptr, 16);
+        if (a[0] >= lo && a[0] < hi) return {};
+      }
+      ns = at(a[3], false);
+      break;
+    }
+    case SYS_epoll_wait: ns = ms(a[3]); break;
+    case SYS_epoll_pwait: ns = ms(a[3]); break;
+    case SYS_epoll_pwait2: ns = at(a[3], false); break;
+    case SYS_poll: ns = ms(a[2]); break;
+    case SYS_ppoll: ns = at(a[2], false); break;
+    case SYS_select: ns = at(a[4], true); break;
+    case SYS_pselect6: ns = at(a[4], false); break;
+    case SYS_semtimedop: ns = at(a[3], false); break;
+    case SYS_rt_sigtimedwait: ns = at(a[2], false); break;
+    case SYS_mq_timedreceive: case SYS_mq_timedsend: ns = at(a[4], false); break;
+    case SYS_recvmmsg: ns = at(a[4], false); break;
+    default: return {};
+  }
+  if (ns == -1 || ns == 0) return {};
+  char buf[160];
+  if (ns == -2) {  // unreadable: still a timeout, of unknown length
+    snprintf(buf, sizeof buf, "%s with a real timeout", name ? name : "system call");
+    return buf;
+  }
+  snprintf(buf, sizeof buf, "%s with a real timeout of %" PRId64 ".%09" PRId64 " s", name ? name : "system call",
+           ns / 1000000000, ns % 1000000000);
+  return buf;
 }
 
 // Proofs: how a decision avoids the three /proc reads for threads known to wait in our code.
@@ -197,6 +286,12 @@ bool is_tagged_wait(const char* line, uint64_t seq) {
   char* end = nullptr;
   long nr = strtol(line, &end, 10);
   int mask_arg;
+  if (nr == SYS_futex) {
+    // The tracer's form of a timed futex wait (tracer/timed_call.h): no timeout, tag in uaddr2.
+    uint64_t args[6];
+    for (auto& a : args) a = strtoull(end, &end, 16);
+    return args[3] == 0 && args[4] == (abi::kTaggedWaitMark | seq);
+  }
   if (nr == SYS_ppoll) {
     mask_arg = 3;
   } else if (nr == SYS_epoll_pwait) {
@@ -250,8 +345,8 @@ struct Controller::Impl {
     }
   }
 
-  void give_up_kernel_count(const char* why) {
-    VTIME_LOGF("controller", LogLevel::kWarn, "%s: idle decisions read /proc from now on", why);
+  void give_up_kernel_count(const char* why, LogLevel level = LogLevel::kWarn) {
+    VTIME_LOGF("controller", level, "%s: idle decisions read /proc from now on", why);
     watch = nullptr;
   }
 
@@ -359,7 +454,7 @@ struct Controller::Impl {
         ++*unconsumed;
       }
     }
-    if (!quiet) return false;
+    if (!quiet || trace_request_pending()) return false;
     if (watch_self) {
       std::vector<ThreadSample> own_after;
       if (!sample_own_threads(own_after) || own_before != own_after) return false;
@@ -367,6 +462,11 @@ struct Controller::Impl {
     TreeWatch::Counts c2 = watch->counts();
     uint64_t a2 = h.activity.load(std::memory_order_seq_cst);
     if (c2.active != 0) *busy_active = true;
+    if (h.traced.load(std::memory_order_acquire) != 0) {
+      // A thread stopped for the tracer is off every cpu, yet not idle: only /proc tells ('t').
+      give_up_kernel_count("a process of the tree is traced (tracer/)", LogLevel::kInfo);
+      return false;
+    }
     return c2.active == 0 && c2.generation == c1.generation && a1 == a2;
   }
 
@@ -600,6 +700,9 @@ struct Controller::Impl {
       auto [it, inserted] = sleep_slot.emplace(tid, v);
       if (!inserted) it->second = -1;
     }
+    // A thread asking the tracer to take it (trace_request.h) waits in a futex the tables do not
+    // show; until the tracer answered and it ran on, the tree is not idle.
+    if (trace_request_pending()) snap.busy = true;
     if (snap.busy) return snap;
 
     // Sleepers per process, for sleepers_queued().
@@ -656,7 +759,9 @@ struct Controller::Impl {
     for (size_t k = 0; k < others.size(); ++k) {
       ThreadSample t;
       if (!proc.sample(others[k].pid, others[k].tid, t)) continue;  // gone since the listing
-      if (running_state(t.state) || t.running) {
+      // A traced process that exited is reported to the tracer before its parent: until the
+      // tracer has reaped it, its parent cannot, and the tree is not done with it.
+      if (running_state(t.state) || t.running || (t.state == 'Z' && traced_zombie(t.tid))) {
         snap.busy = true;
         return snap;
       }
@@ -677,6 +782,63 @@ struct Controller::Impl {
     std::sort(snap.threads.begin(), snap.threads.end(),
               [](const ThreadSample& a, const ThreadSample& b) { return a.tid < b.tid; });
     return snap;
+  }
+
+  bool traced_zombie(pid_t tid) {
+    if (seg.header.traced.load(std::memory_order_acquire) == 0) return false;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/status", static_cast<int>(tid));
+    std::string status = ProcReader::read_small(path);
+    const char* t = strstr(status.c_str(), "TracerPid:");
+    return t && atoi(t + 10) != 0;
+  }
+
+  bool trace_request_pending() {
+    bool pending = false;
+    for (auto& r : seg.header.trace_requests) {
+      uint32_t st = r.state.load(std::memory_order_acquire);
+      if (st == 0) continue;
+      // Being filled in, asked, or answered and not yet taken back. A requester that died
+      // meanwhile never takes it back: free it for it.
+      char path[48];
+      snprintf(path, sizeof path, "/proc/%d", static_cast<int>(r.tid.load(std::memory_order_relaxed)));
+      if (st >= 2 && access(path, F_OK) != 0 && errno == ENOENT) {
+        r.state.compare_exchange_strong(st, 0, std::memory_order_acq_rel);
+        continue;
+      }
+      pending = true;
+    }
+    return pending;
+  }
+
+  // Waits of the tracer (abi::kWakeTracer) whose thread has left its call: the kernel woke it
+  // before the deadline, and the tracer learns that only at the thread's next stop. At an idle
+  // point a thread not inside its tagged call has left it for good (a thread stopped for the
+  // tracer is never idle): its slot is marked ended (Claimed) so that its deadline no longer
+  // counts. The tracer only writes a slot while the thread is stopped, and writes the tagged
+  // registers before it makes the slot Waiting, so an idle look never sees a new wait's slot
+  // with the old call's line. Called at idle points only (next_deadline, advance).
+  void drop_ended_tracer_waits() {
+    if (seg.header.traced.load(std::memory_order_acquire) == 0) return;
+    for (uint32_t i = 0, n = detail::waiter_limit(seg); i < n; ++i) {
+      auto& w = seg.waiters[i];
+      if (w.state.load(std::memory_order_acquire) != abi::kWaiting ||
+          w.wake_kind.load(std::memory_order_relaxed) != abi::kWakeTracer ||
+          (w.tracer_flags.load(std::memory_order_relaxed) & abi::kTracerExitTracked) != 0) {
+        continue;
+      }
+      uint64_t seq = w.seq.load(std::memory_order_acquire);
+      char line[256];
+      int n_read = proc.syscall_line(w.pid.load(), w.tid.load(), line, sizeof line - 1);
+      if (n_read > 0) {
+        line[n_read] = 0;
+        if (is_tagged_wait(line, seq)) continue;
+      }
+      uint32_t expected = abi::kWaiting;
+      if (w.seq.load(std::memory_order_acquire) == seq) {
+        w.state.compare_exchange_strong(expected, abi::kClaimed, std::memory_order_acq_rel);
+      }
+    }
   }
 
   // advance_to (one_process false) and advance_step (true).
@@ -743,6 +905,7 @@ IdleResult Controller::wait_idle(const std::function<bool()>& interrupted) {
         m.end_busy();
         return IdleResult::kIdle;
       }
+      if (!m.watch) break;  // the look gave the kernel count up
       ++busy_rounds;
       long cap = m.on_busy();
       if (unconsumed >= 16) {
@@ -814,7 +977,10 @@ IdleResult Controller::wait_idle(const std::function<bool()>& interrupted) {
   }
 }
 
-std::optional<TimePoint> Controller::next_deadline() { return earliest_deadline(impl_->seg); }
+std::optional<TimePoint> Controller::next_deadline() {
+  impl_->drop_ended_tracer_waits();
+  return earliest_deadline(impl_->seg);
+}
 
 namespace {
 
@@ -990,6 +1156,7 @@ int Controller::advance_step(TimePoint t) { return impl_->advance(t, true); }
 int Controller::Impl::advance(TimePoint t, bool one_process) {
   Impl& m = *this;
   auto& h = m.seg.header;
+  m.drop_ended_tracer_waits();
   set_clock_now(m.seg.header.clock, t);
   struct Due {
     int64_t deadline;
@@ -997,6 +1164,7 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
     uint32_t index;
     uint32_t process;
     pid_t pid;
+    bool housekeeping;
   };
   std::vector<Due> due;
   for (uint32_t i = 0, n = detail::waiter_limit(m.seg); i < n; ++i) {
@@ -1005,21 +1173,28 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
     int64_t d = w.deadline.load(std::memory_order_relaxed);
     if (d <= t.ns()) {
       due.push_back({d, w.seq.load(std::memory_order_relaxed), i, w.process.load(std::memory_order_relaxed),
-                     w.pid.load(std::memory_order_relaxed)});
+                     w.pid.load(std::memory_order_relaxed), housekeeping(w)});
     }
   }
   if (one_process && !due.empty()) {
     // Only the earliest deadline, and of the processes due then, the one with the lowest pid:
     // the caller lets the tree settle before the next step, so processes due at one instant run
     // one after another in an order that does not depend on real-time races (see
-    // advance_step in controller.h).
-    int64_t first = due.front().deadline;
-    for (const Due& d : due) first = std::min(first, d.deadline);
+    // advance_step in controller.h). Housekeeping waits due by then go with this first step
+    // (see earliest_deadline), unless they are all there is.
+    bool program = std::any_of(due.begin(), due.end(), [](const Due& d) { return !d.housekeeping; });
+    int64_t first = abi::kNoDeadline;
+    for (const Due& d : due) {
+      if (!program || !d.housekeeping) first = std::min(first, d.deadline);
+    }
     pid_t pid = 0;
     for (const Due& d : due) {
-      if (d.deadline == first && (pid == 0 || d.pid < pid)) pid = d.pid;
+      if (d.deadline == first && (!program || !d.housekeeping) && (pid == 0 || d.pid < pid)) pid = d.pid;
     }
-    std::erase_if(due, [&](const Due& d) { return d.deadline != first || d.pid != pid; });
+    std::erase_if(due, [&](const Due& d) {
+      if (program && d.housekeeping) return false;
+      return d.deadline != first || d.pid != pid;
+    });
   }
   // Deadline order; within one deadline, the waiters of one process together: the kernel wakes a
   // group in that order, and a cpu going from one woken thread to the next one of the same
@@ -1043,6 +1218,7 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
   // observable.
   std::vector<std::pair<uint32_t, uint32_t>> sleepers;  // process slot, bits to wake
   std::vector<uint32_t> agents;                          // process slots whose agent must run
+  bool tracer_due = false;                               // waits of the tracer's threads are due
   for (size_t g = 0; g < due.size();) {
     size_t end = g;
     while (end < due.size() && due[end].deadline == due[g].deadline) ++end;
@@ -1052,6 +1228,11 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
       auto& w = m.seg.waiters[due[k].index];
       uint32_t expected = abi::kWaiting;
       if (!w.state.compare_exchange_strong(expected, abi::kWoken, std::memory_order_acq_rel)) continue;
+      if (w.wake_kind.load() == abi::kWakeTracer) {
+        tracer_due = true;
+        if ((w.tracer_flags.load() & abi::kTracerHousekeeping) == 0) ++woken;
+        continue;
+      }
       ++woken;
       uint32_t pi = w.process.load();
       if (pi >= abi::kProcessSlots) continue;
@@ -1072,6 +1253,8 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
     for (auto [pi, bits] : sleepers) detail::wake_sleepers(m.seg, pi, bits);
     g = end;
   }
+  // The tracer interrupts the due calls of its threads (tracer/tracer.h).
+  if (pid_t tracer = h.tracer_pid.load(std::memory_order_acquire); tracer_due && tracer > 0) kill(tracer, SIGUSR2);
   h.advances.fetch_add(1, std::memory_order_relaxed);
   h.wakeups.fetch_add(static_cast<uint64_t>(woken), std::memory_order_relaxed);
   ++m.stats.advances;
@@ -1115,6 +1298,15 @@ std::vector<ThreadReport> Controller::Impl::describe() {
                    d / 1000000000, d % 1000000000);
         }
         r.waits_on = buf;
+      }
+      if (r.waits_on.empty() && t.state != 'Z' && !t.running && t.syscall_nr >= 0) {
+        char line[256];
+        int n = m.proc.syscall_line(pid, t.tid, line, sizeof line - 1);
+        if (n > 0) {
+          line[n] = 0;
+          r.real_timeout = real_timeout_of(pid, line);
+          if (!r.real_timeout.empty()) r.waits_on = r.real_timeout + ", which vtime does not control";
+        }
       }
       if (r.waits_on.empty()) {
         // The sample already read /proc/.../syscall.

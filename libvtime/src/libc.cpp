@@ -89,6 +89,8 @@ Libc load() {
   resolve(l.fork, "fork", &::fork);
   resolve(l.execve, "execve", &::execve);
   resolve(l.execvpe, "execvpe", &::execvpe);
+  resolve(l.execv, "execv", &::execv);
+  resolve(l.execvp, "execvp", &::execvp);
   resolve(l.posix_spawn, "posix_spawn", &::posix_spawn);
   resolve(l.posix_spawnp, "posix_spawnp", &::posix_spawnp);
   return l;

@@ -43,9 +43,17 @@ std::vector<PendingWait> pending_waits(Session& s) {
     if (w.state.load(std::memory_order_acquire) != abi::kWaiting) continue;
     int64_t d = w.deadline.load(std::memory_order_relaxed);
     if (d == abi::kNoDeadline) continue;
+    // A language runtime's own waits (Go's sysmon) are not the program's timers, and whether they
+    // exist at a given instant depends on how the runtime's threads raced (abi.h).
+    if (w.wake_kind.load(std::memory_order_relaxed) == abi::kWakeTracer &&
+        (w.tracer_flags.load(std::memory_order_relaxed) & abi::kTracerHousekeeping) != 0) {
+      continue;
+    }
     PendingWait p;
     p.pid = w.pid.load(std::memory_order_relaxed);
-    p.tid = w.is_timer.load(std::memory_order_relaxed) ? 0 : w.tid.load(std::memory_order_relaxed);
+    bool any_thread = w.wake_kind.load(std::memory_order_relaxed) == abi::kWakeTracer &&
+                      (w.tracer_flags.load(std::memory_order_relaxed) & abi::kTracerAnyThread) != 0;
+    p.tid = w.is_timer.load(std::memory_order_relaxed) || any_thread ? 0 : w.tid.load(std::memory_order_relaxed);
     p.reason = w.reason.load(std::memory_order_relaxed);
     p.deadline = TimePoint::from_ns(d);
     p.seq = w.seq.load(std::memory_order_relaxed);

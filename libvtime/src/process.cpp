@@ -6,11 +6,14 @@
 #include "context.h"
 #include "libc.h"
 #include "timers.h"
+#include "trace_request.h"
 #include "waits.h"
 
 #include <pthread.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -79,6 +82,33 @@ char* const* fix_env(char* const envp[], std::vector<std::string>& keep, std::ve
   return out.data();
 }
 
+// Before executing `path`: a program the shim cannot reach (static, Go) is handed to the
+// session's tracer (trace_request.h), unless this process is traced already (the tracer then
+// follows the exec by itself). Without a tracer it runs on the real clock, and says so.
+void trace_if_needed(const std::string& path) {
+  ProcessContext* c = context();
+  if (!c || path.empty()) return;
+  ExecKind kind = exec_kind(path);
+  if (kind == ExecKind::kShim) return;
+  pid_t tracer = c->seg->header.tracer_pid.load(std::memory_order_acquire);
+  if (tracer > 0) {
+    FILE* f = fopen("/proc/thread-self/status", "re");
+    char line[128];
+    pid_t traced_by = 0;
+    while (f && fgets(line, sizeof line, f)) {
+      if (strncmp(line, "TracerPid:", 10) == 0) traced_by = static_cast<pid_t>(atoi(line + 10));
+    }
+    if (f) fclose(f);
+    if (traced_by == tracer) return;
+  }
+  int e = request_trace(*c->seg);
+  if (e == 0) e = install_trace_filter();
+  if (e != 0) {
+    fprintf(stderr, "vtime: %s is a %s program and cannot be traced (%s): it will read the real clock\n", path.c_str(),
+            exec_kind_name(kind), e == ESRCH ? "no vtime-tracer in this session" : strerror(e));
+  }
+}
+
 }  // namespace
 
 void install_fork_handlers() {
@@ -98,13 +128,25 @@ pid_t process_fork() {
 int process_execve(const char* path, char* const argv[], char* const envp[]) {
   std::vector<std::string> keep;
   std::vector<char*> out;
+  if (path) trace_if_needed(path);
   return libc().execve(path, argv, fix_env(envp, keep, out));
 }
 
 int process_execvpe(const char* file, char* const argv[], char* const envp[]) {
   std::vector<std::string> keep;
   std::vector<char*> out;
+  if (file) trace_if_needed(resolve_command(file, getenv("PATH")));
   return libc().execvpe(file, argv, fix_env(envp, keep, out));
+}
+
+int process_execv(const char* path, char* const argv[]) {
+  if (path) trace_if_needed(path);
+  return libc().execv(path, argv);
+}
+
+int process_execvp(const char* file, char* const argv[]) {
+  if (file) trace_if_needed(resolve_command(file, getenv("PATH")));
+  return libc().execvp(file, argv);
 }
 
 int process_spawn(bool search_path, pid_t* pid, const char* path, const posix_spawn_file_actions_t* fa,

@@ -2,6 +2,9 @@
 #include <vtime/spawn.h>
 #include <vtime/tree_watch.h>
 
+#include "futex.h"
+#include "trace_request.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -15,6 +18,55 @@ extern char** environ;
 #include <cstring>
 
 namespace vtime {
+
+namespace {
+
+// Starts the session's tracer (tracer/tracer.h) if it is not running yet: vtime-tracer beside
+// the shim. Without it, programs the shim cannot reach are refused when they are the command,
+// and run on the real clock when the tree executes them (the shim says so).
+void start_tracer(const Session& session, const std::string& shim_path, std::string& why) {
+  auto& h = session.segment().header;
+  if (h.tracer_pid.load(std::memory_order_acquire) != 0) return;
+  std::string dir = shim_path.substr(0, shim_path.rfind('/') + 1);
+  std::string tracer = dir + "vtime-tracer";
+  if (dir.empty() || access(tracer.c_str(), X_OK) != 0) {
+    why = "vtime-tracer not found next to " + shim_path;
+    return;
+  }
+  std::string env_session = std::string(kSessionEnv) + "=" + session.attach_spec();
+  std::vector<char*> envp;
+  for (char** e = environ; e && *e; ++e) {
+    if (strncmp(*e, "LD_PRELOAD=", 11) != 0 && strncmp(*e, "VTIME_SESSION=", 14) != 0) envp.push_back(*e);
+  }
+  envp.push_back(env_session.data());
+  envp.push_back(nullptr);
+  char* args[] = {tracer.data(), nullptr};
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) {
+    why = std::string("fork: ") + strerror(errno);
+    return;
+  }
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(125);
+    execve(args[0], args, envp.data());
+    _exit(126);
+  }
+  // Ready once it published its pid; it answers within milliseconds.
+  auto* word = reinterpret_cast<std::atomic<uint32_t>*>(&h.tracer_pid);
+  for (int i = 0; i < 100 && h.tracer_pid.load(std::memory_order_acquire) == 0; ++i) {
+    if (waitpid(pid, nullptr, WNOHANG) == pid) {
+      why = "vtime-tracer exited at start";
+      return;
+    }
+    timespec ts{0, 50000000};
+    detail::futex_wait(word, 0, &ts);
+  }
+  if (h.tracer_pid.load() == 0) why = "vtime-tracer did not start";
+}
+
+}  // namespace
 
 SpawnResult spawn_in_session(const Session& session, const std::string& shim_path,
                              const std::vector<std::string>& argv,
@@ -30,6 +82,11 @@ SpawnResult spawn_in_session(const Session& session, const std::string& shim_pat
   // broker's ZeroMQ I/O threads), and after fork the child may only make async-signal-safe calls
   // (an allocator lock held by another thread at fork time would never be released).
   std::vector<std::pair<std::string, std::string>> overrides = {{kSessionEnv, session.attach_spec()}};
+  // Go programs run their goroutines on one thread at a time unless the user says otherwise:
+  // goroutines woken at one virtual instant then run in an order no real-time race decides
+  // (docs/tracer.md). Virtual time does not pass while they compute, so parallelism would only
+  // change which order wins.
+  if (!getenv("GOMAXPROCS")) overrides.emplace_back("GOMAXPROCS", "1");
   std::string preload = shim_path;
   if (const char* old = getenv("LD_PRELOAD"); old && *old) preload += std::string(":") + old;
   overrides.emplace_back("LD_PRELOAD", preload);
@@ -49,6 +106,23 @@ SpawnResult spawn_in_session(const Session& session, const std::string& shim_pat
   std::vector<char*> args;
   for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // A program the shim cannot reach (static, Go) runs under the tracer: the child asks to be
+  // traced and installs the filter before it executes it.
+  std::string tracer_why;
+  start_tracer(session, shim_path, tracer_why);
+  std::string target;
+  for (const auto& e : env_strings) {
+    if (e.rfind("PATH=", 0) == 0) target = detail::resolve_command(argv[0], e.c_str() + 5);
+  }
+  if (target.empty()) target = detail::resolve_command(argv[0], nullptr);
+  detail::ExecKind kind = target.empty() ? detail::ExecKind::kShim : detail::exec_kind(target);
+  bool traced = kind != detail::ExecKind::kShim;
+  if (traced && session.segment().header.tracer_pid.load() == 0) {
+    res.exit_code = 126;
+    res.error = "'" + argv[0] + "' is a " + detail::exec_kind_name(kind) + " program, which needs the tracer: " + tracer_why;
+    return res;
+  }
+  abi::Segment& seg = session.segment();
   int errpipe[2];
   if (pipe2(errpipe, O_CLOEXEC) != 0) {
     res.exit_code = 125;
@@ -70,6 +144,16 @@ SpawnResult spawn_in_session(const Session& session, const std::string& shim_pat
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
+    if (traced) {
+      int e = detail::request_trace(seg);
+      if (e == 0) e = detail::install_trace_filter();
+      if (e != 0) {
+        e = -e;  // negative: the tracer refused (see below)
+        ssize_t w = write(errpipe[1], &e, sizeof e);
+        (void)w;
+        _exit(125);
+      }
+    }
     execvpe(args[0], args.data(), envp.data());
     int e = errno;
     ssize_t w = write(errpipe[1], &e, sizeof e);
@@ -83,6 +167,12 @@ SpawnResult spawn_in_session(const Session& session, const std::string& shim_pat
     n = read(errpipe[0], &child_errno, sizeof child_errno);
   } while (n < 0 && errno == EINTR);
   close(errpipe[0]);
+  if (n == sizeof child_errno && child_errno < 0) {
+    waitpid(child, nullptr, 0);
+    res.exit_code = 125;
+    res.error = "cannot trace '" + argv[0] + "': " + strerror(-child_errno);
+    return res;
+  }
   if (n == sizeof child_errno) {
     waitpid(child, nullptr, 0);
     res.exit_code = child_errno == ENOENT ? 127 : 126;

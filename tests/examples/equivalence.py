@@ -3,6 +3,8 @@
 simulator) gives exactly the schedule of its event-based twin run directly against `vtime sim`.
 
   periodic_fcfs.WL   vtime run -- periodic_fcfs --period 1   ==  vtime sim + event_fcfs --period 1
+  go_fcfs.WL         vtime run -- go_fcfs --period 1 (Go, cgo, under the tracer), the same twin
+  go_replay          go_fcfs's recorded run replays with `vtime replay` without divergence
   periodic_fcfs_work.WL   same, each pass burning 2 ms of real CPU (exact mode: still no deviation)
   batch_window.WL    vtime run -- batch_window.py --window 30 ==  vtime sim + batch_window_event.py --window 30
   repeat20.X.WL      20 `vtime run`s of X give byte-identical _jobs.csv (equal to the twin's too)
@@ -17,7 +19,8 @@ import argparse
 import re
 import subprocess
 
-from runs import BATCH_WINDOW, BATCH_WINDOW_EVENT, PYTHON, WORKLOADS, complete, main, run_sim, run_vtime, same_jobs
+from runs import (BATCH_WINDOW, BATCH_WINDOW_EVENT, PLATFORM, PYTHON, TIMEOUT, WORKLOADS, check, complete, main,
+                  run_sim, run_vtime, same_jobs, workload)
 
 PERIOD = "1"
 WINDOW = "30"
@@ -26,6 +29,9 @@ REPEATS = 20
 
 def schedulers(args, kind, work_ms=0):
     """(real-time scheduler for vtime run, its event-based twin for vtime sim), with {endpoint}."""
+    if kind == "go_fcfs":
+        return ([args.go_fcfs, "-s", "{endpoint}", "--period", PERIOD],
+                [args.event_fcfs, "-s", "{endpoint}", "--period", PERIOD])
     if kind == "periodic_fcfs":
         rt = [args.periodic_fcfs, "-s", "{endpoint}", "--period", PERIOD]
         if work_ms:
@@ -50,6 +56,9 @@ def equivalent(kind, wl, repeats=1, work_ms=0):
         if not has_run(args.vtime):
             print("SKIPPED: %s has no 'run' subcommand" % args.vtime)
             return 77
+        if kind == "go_fcfs" and not args.go_fcfs:
+            print("SKIPPED: go_fcfs is not built (no Go compiler)")
+            return 77
         rt, twin = schedulers(args, kind, work_ms)
         twin_name = "vtime sim + " + show(twin)
         want = run_sim(args.vtime, twin, wl, scratch, "twin")
@@ -70,6 +79,29 @@ for _wl in WORKLOADS:
 # kit_10h_80 at --period 1 is ~36,000 round trips per run: repeated on the two shorter workloads.
 for _wl in ("spaced_200_delay170", "burst_200_delay170"):
     CASES["repeat20.periodic_fcfs." + _wl] = equivalent("periodic_fcfs", _wl, REPEATS)
+for _wl in WORKLOADS:
+    CASES["go_fcfs." + _wl] = equivalent("go_fcfs", _wl)
+CASES["repeat5.go_fcfs.spaced_200_delay170"] = equivalent("go_fcfs", "spaced_200_delay170", 5)
+
+
+def go_replay(args, scratch):
+    """go_fcfs's run, recorded, replays with no divergence (the Go program under the tracer)."""
+    if not args.go_fcfs:
+        print("SKIPPED: go_fcfs is not built (no Go compiler)")
+        return 77
+    _, prefix = scratch.next("rec")
+    trace = prefix + ".trace"
+    cmd = [args.vtime, "run", "-q", "-p", PLATFORM, "-w", workload("spaced_200_delay170"), "-e", prefix,
+           "--record", trace, "--", args.go_fcfs, "-s", "{endpoint}", "--period", PERIOD]
+    r = subprocess.run(cmd, cwd=scratch.dir, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT)
+    check(r.returncode == 0, "%s\nexited %d: %s" % (" ".join(cmd), r.returncode, r.stderr))
+    r = subprocess.run([args.vtime, "replay", trace], cwd=scratch.dir, stdin=subprocess.DEVNULL,
+                       capture_output=True, text=True, timeout=TIMEOUT)
+    print(r.stdout + r.stderr)
+    check(r.returncode == 0 and "no divergence" in r.stdout + r.stderr, "the replay diverged (exit %d)" % r.returncode)
+
+
+CASES["go_replay"] = go_replay
 CASES["periodic_fcfs_work.spaced_200_delay170"] = equivalent("periodic_fcfs", "spaced_200_delay170", work_ms=2)
 
 if __name__ == "__main__":
@@ -79,4 +111,5 @@ if __name__ == "__main__":
     ap.add_argument("--vtime", help="the vtime binary")
     ap.add_argument("--event-fcfs")
     ap.add_argument("--periodic-fcfs")
+    ap.add_argument("--go-fcfs", help="the Go example scheduler (absent when Go is not installed)")
     raise SystemExit(main(CASES, ap))

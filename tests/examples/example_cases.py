@@ -190,4 +190,5 @@ if __name__ == "__main__":
     ap.add_argument("--vtime", help="the vtime binary (or 'vtime-sim'), which has the sim subcommand")
     ap.add_argument("--event-fcfs")
     ap.add_argument("--periodic-fcfs")
+    ap.add_argument("--go-fcfs", help="the Go example scheduler (absent when Go is not installed)")
     raise SystemExit(main(CASES, ap))

@@ -22,7 +22,7 @@
 namespace vtime::abi {
 
 inline constexpr uint64_t kMagic = 0x31454d4954565f56ULL;  // "V_VTIME1", little-endian
-inline constexpr uint32_t kVersion = 7;  // 7: clock sets, CPU-time model (6: ProcessSlot::lineage/forks)
+inline constexpr uint32_t kVersion = 8;  // 8: the tracer (7: clock sets, CPU-time model)
 inline constexpr uint32_t kWaiterSlots = 4096;
 inline constexpr uint32_t kProcessSlots = 512;
 inline constexpr uint32_t kThreadStatSlots = 4096;
@@ -36,6 +36,9 @@ enum WakeKind : uint32_t {
   kWakeFutex = 0,  // the controller bumps `word` and futex-wakes it (sleeps)
   kWakeAgent = 1,  // the controller wakes the owning process's agent thread, which acts in-process
   kWakeNone = 2,   // an infinite wait, recorded for the deadlock report only
+  // A raw system call of a traced process (static executables, Go programs: docs/tracer.md): the
+  // controller signals the tracer, which interrupts the call and makes it return its timeout.
+  kWakeTracer = 3,
 };
 
 // What a slot waits for (the deadlock report prints these).
@@ -66,11 +69,37 @@ struct alignas(64) WaiterSlot {
   // 1: the deadline is an absolute CLOCK_REALTIME time. A clock set moves such a deadline on the
   // virtual time line (Linux re-evaluates absolute realtime sleeps and timers the same way).
   std::atomic<uint32_t> realtime_abs;
-  std::atomic<uint32_t> reserved;
+  // kWakeTracer only: kTracerExitTracked, kTracerHousekeeping.
+  std::atomic<uint32_t> tracer_flags;
   // The ClockState::realtime_shift_ns the deadline was computed with; whoever moves it from one
   // shift to another (a compare-exchange) applies the difference to the deadline, once.
   std::atomic<int64_t> shift_at;
 };
+
+// WaiterSlot::tracer_flags. Exit-tracked: the tracer follows the call to its end (a syscall-exit
+// stop: forms that leave no argument for a tag, tracer/timed_call.h), so the controller does not
+// look for the tag in /proc. Housekeeping: a wait of a language runtime's own (Go's sysmon and
+// spinning threads sleep with nanosleep and timed futex waits; the program's timers go through
+// epoll_pwait): whether one exists at a given instant depends on how the runtime's threads
+// raced, so the controller never stops time at its deadline while anything else is pending (it
+// is woken with the next advance past it), does not count it among the wake-ups an advance
+// returns (no tick from the broker), and the recorder leaves it out.
+inline constexpr uint32_t kTracerExitTracked = 1;
+inline constexpr uint32_t kTracerHousekeeping = 2;
+// Any thread: which of the process's threads waits is the language runtime's choice (Go's
+// network poller runs on whichever thread looked for work last), so the recorder names the
+// process only.
+inline constexpr uint32_t kTracerAnyThread = 4;
+
+// Requests to the tracer (tracer/): a thread about to execute a program the shim cannot reach
+// asks to be traced. State: 0 free, 1 being filled, 2 asked, 3 attached, 4 refused.
+struct alignas(64) TraceRequest {
+  std::atomic<uint32_t> state;
+  std::atomic<int32_t> tid;
+  std::atomic<int32_t> error;       // errno of a refusal
+  std::atomic<uint32_t> reserved;
+};
+inline constexpr uint32_t kTraceRequests = 16;
 
 // Tagged fd waits (libvtime/src/fd_wait.h): the real ppoll/epoll_pwait of an intercepted wait,
 // with no signal mask, carries kTaggedWaitMark | the wait slot's seq in the (then ignored)
@@ -182,6 +211,11 @@ struct alignas(64) Header {
   std::atomic<int64_t> cpu_cost_ns;
   std::atomic<int64_t> cpu_quantum_ns;
   ClockState clock;
+  // The tracer process (0: none started), and how many processes it has traced so far: idle
+  // decisions leave the kernel count once it traces (a ptrace stop is invisible to it).
+  std::atomic<int32_t> tracer_pid;
+  std::atomic<uint32_t> traced;
+  TraceRequest trace_requests[kTraceRequests];
 };
 
 struct Segment {
@@ -199,6 +233,13 @@ static_assert(sizeof(WaiterSlot) == 64 && sizeof(ProcessSlot) == 64 && sizeof(Th
               "slots are one cache line");
 static_assert(offsetof(Segment, waiters) % 64 == 0 && offsetof(Segment, processes) % 64 == 0 &&
               offsetof(Segment, thread_stats) % 64 == 0);
+// The tracer maps the header's first page into traced processes, where injected code reads the
+// clock at these offsets (tracer/clock_blob.S).
+static_assert(offsetof(Header, clock) + sizeof(ClockState) <= 4096, "the clock lies in the first page");
+static_assert(offsetof(ClockState, seq) == 0 && offsetof(ClockState, now_ns) == 8 &&
+              offsetof(ClockState, real_base_ns) == 16 && offsetof(ClockState, rate_ppm) == 24 &&
+              offsetof(ClockState, epoch_ns) == 32 && offsetof(ClockState, mono_origin_ns) == 40 &&
+              offsetof(ClockState, realtime_shift_ns) == 48, "clock_blob.S reads these offsets");
 static_assert(offsetof(Header, magic) == 0 && offsetof(Header, version) == 8 && offsetof(Header, total_size) == 16,
               "the fields checked on attach never move");
 

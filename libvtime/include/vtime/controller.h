@@ -38,6 +38,10 @@ struct ThreadReport {
   std::string comm;
   char state = '?';
   std::string waits_on;  // "nanosleep until 3600.000000000 s", "read (not intercepted)", ...
+  // Set when the thread is in a system call with a real timeout that vtime does not control
+  // (a raw call the shim never sees, a form the tracer cannot rewrite): "select with a real
+  // timeout of 1.000000000 s". Such a tree is not deadlocked: its clock just cannot move.
+  std::string real_timeout;
 };
 
 struct ControllerStats {
@@ -76,7 +80,8 @@ class Controller {
   // then, those with the earliest deadline of one process only, the one with the lowest pid. Processes due at one
   // instant thus run one after another, each until the tree is idle, in an order that real-time
   // races cannot change (pids follow fork order; their wrap-around is the limit). Threads of one
-  // process due at one instant are still woken together. Returns how many it woke.
+  // process due at one instant are still woken together. Returns how many it woke (like
+  // advance_to, not counting a language runtime's housekeeping waits: abi::kTracerHousekeeping).
   int advance_step(TimePoint t);
   // Sets the clock to t (never backwards) without waking anyone (a message at t is delivered
   // before the timers due at t fire).

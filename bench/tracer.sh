@@ -1,0 +1,75 @@
+#!/bin/sh
+# The tracer's costs (issue 19), natively and under `vtime exec`, interleaved in one run.
+#
+# 1. time.Now() in a static Go program: (wall(N) - wall(0)) / N, natively and under vtime (the
+#    vDSO patched to read the virtual clock). Target: no slower than native.
+# 2. One virtualised timed wait: a static C program calling nanosleep(1 us) N times (one seccomp
+#    stop, one idle decision, one advance and one interrupt each), and a Go program calling
+#    time.Sleep(1 us) N times; wall time per call under vtime, and natively for reference (where
+#    the kernel's timer slack makes a 1 us sleep last ~60 us). Target: <= 10 us per wait.
+# 3. Debian's etcd: the lease test of tests/tracer/etcd_lease.sh (73 virtual seconds, with the
+#    start-up), wall time and speed-up. Target: >= 10x real time (aim: 50x).
+#
+# Usage: bench/tracer.sh BUILD_DIR        ROUNDS=N (default 5)
+# Exit status: 0 every target met, 1 a target missed, 2 the benchmark could not run.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+build=$(cd "$1" && pwd)
+rounds=${ROUNDS:-5}
+vt=$build/cli/vtime
+command -v go >/dev/null && [ -x "$vt" ] || { echo "tracer.sh: build vtime and install golang-go" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export GOCACHE=$tmp/gocache GO111MODULE=off GOFLAGS=
+CGO_ENABLED=0 go build -o "$tmp/now_loop" "$here/go/now_loop.go"
+CGO_ENABLED=0 go build -o "$tmp/sleep_loop" "$here/go/sleep_loop.go"
+gcc -O2 -static -o "$tmp/nanosleep_loop" "$here/go/nanosleep_loop.c"
+status=0
+
+now() { date +%s.%N; }
+# wall seconds of a command (the minimum over the rounds is taken by the caller)
+wall() { t0=$(now); "$@" >/dev/null 2>&1; t1=$(now); echo "$t1 - $t0" | bc -l; }
+min() { sort -g | head -1; }
+
+echo "== 1. time.Now() in Go (ns per call, min of $rounds interleaved rounds)"
+N=20000000
+: >"$tmp/n0"; : >"$tmp/nN"; : >"$tmp/v0"; : >"$tmp/vN"
+for r in $(seq "$rounds"); do
+  wall "$tmp/now_loop" 0 >>"$tmp/n0"
+  wall "$tmp/now_loop" $N >>"$tmp/nN"
+  wall "$vt" exec -- "$tmp/now_loop" 0 >>"$tmp/v0"
+  wall "$vt" exec -- "$tmp/now_loop" $N >>"$tmp/vN"
+done
+native=$(echo "($(min <"$tmp/nN") - $(min <"$tmp/n0")) * 1000000000 / $N" | bc -l)
+vtime=$(echo "($(min <"$tmp/vN") - $(min <"$tmp/v0")) * 1000000000 / $N" | bc -l)
+printf "native %.2f ns, vtime %.2f ns, ratio %.2f\n" "$native" "$vtime" "$(echo "$vtime / $native" | bc -l)"
+[ "$(echo "$vtime <= $native * 1.05" | bc -l)" = 1 ] || { echo "MISSED: time.Now() slower than native"; status=1; }
+
+echo "== 2. one virtualised timed wait (us per call, min of $rounds rounds)"
+S=20000
+: >"$tmp/cn"; : >"$tmp/cv"; : >"$tmp/gv"; : >"$tmp/gn"
+for r in $(seq "$rounds"); do
+  wall "$tmp/nanosleep_loop" 2000 >>"$tmp/cn"
+  wall "$vt" exec -- "$tmp/nanosleep_loop" $S >>"$tmp/cv"
+  wall "$tmp/sleep_loop" 2000 >>"$tmp/gn"
+  wall "$vt" exec -- "$tmp/sleep_loop" $S >>"$tmp/gv"
+done
+cn=$(echo "$(min <"$tmp/cn") * 1000000 / 2000" | bc -l)
+cv=$(echo "$(min <"$tmp/cv") * 1000000 / $S" | bc -l)
+gn=$(echo "$(min <"$tmp/gn") * 1000000 / 2000" | bc -l)
+gv=$(echo "$(min <"$tmp/gv") * 1000000 / $S" | bc -l)
+printf "static C nanosleep(1us): native %.1f us, vtime %.1f us\n" "$cn" "$cv"
+printf "Go time.Sleep(1us):      native %.1f us, vtime %.1f us\n" "$gn" "$gv"
+[ "$(echo "$cv <= 10" | bc -l)" = 1 ] || { echo "MISSED: a virtualised timed wait costs more than 10 us"; status=1; }
+
+echo "== 3. etcd lease test (73 virtual seconds)"
+: >"$tmp/e"
+for r in $(seq 3); do
+  d=$(mktemp -d)
+  wall "$vt" exec -- sh "$here/../tests/tracer/etcd_lease.sh" "$d" 23791 23792 >>"$tmp/e"
+  rm -rf "$d"
+done
+e=$(min <"$tmp/e")
+printf "wall %.3f s, speed-up x%.1f\n" "$e" "$(echo "73 / $e" | bc -l)"
+[ "$(echo "73 / $e >= 10" | bc -l)" = 1 ] || { echo "MISSED: etcd under 10x real time"; status=1; }
+exit $status

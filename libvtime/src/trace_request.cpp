@@ -1,0 +1,254 @@
+// Handing a program to the tracer (see trace_request.h).
+#include "trace_request.h"
+
+#include "futex.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/futex.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace vtime::detail {
+namespace {
+
+bool read_at(int fd, void* buf, size_t n, off_t off) {
+  return pread(fd, buf, n, off) == static_cast<ssize_t>(n);
+}
+
+ExecKind elf_kind(int fd) {
+  Elf64_Ehdr eh;
+  if (!read_at(fd, &eh, sizeof eh, 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+      eh.e_ident[EI_CLASS] != ELFCLASS64) {
+    return ExecKind::kShim;
+  }
+  bool interp = false;
+  for (int i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph;
+    if (!read_at(fd, &ph, sizeof ph, static_cast<off_t>(eh.e_phoff + i * sizeof ph))) break;
+    if (ph.p_type == PT_INTERP) interp = true;
+  }
+  // Go: its linker writes a .note.go.buildid (and .go.buildinfo) section.
+  bool go = false;
+  if (eh.e_shoff != 0 && eh.e_shstrndx < eh.e_shnum && eh.e_shnum < 4096) {
+    Elf64_Shdr strs;
+    if (read_at(fd, &strs, sizeof strs, static_cast<off_t>(eh.e_shoff + eh.e_shstrndx * sizeof strs)) &&
+        strs.sh_size < (1u << 20)) {
+      std::vector<char> names(strs.sh_size + 1, '\0');
+      if (read_at(fd, names.data(), strs.sh_size, static_cast<off_t>(strs.sh_offset))) {
+        for (int i = 0; i < eh.e_shnum; ++i) {
+          Elf64_Shdr sh;
+          if (!read_at(fd, &sh, sizeof sh, static_cast<off_t>(eh.e_shoff + i * sizeof sh))) break;
+          if (sh.sh_name >= strs.sh_size) continue;
+          const char* n = names.data() + sh.sh_name;
+          if (strcmp(n, ".vtime_aware") == 0) return ExecKind::kShim;  // links libvtime: virtual by itself
+          if (strcmp(n, ".note.go.buildid") == 0 || strcmp(n, ".go.buildinfo") == 0) go = true;
+        }
+      }
+    }
+  }
+  if (go) return ExecKind::kGo;
+  return interp ? ExecKind::kShim : ExecKind::kStatic;
+}
+
+}  // namespace
+
+ExecKind exec_kind(const std::string& path) {
+  std::string p = path;
+  for (int depth = 0; depth < 4; ++depth) {
+    int fd = open(p.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return ExecKind::kShim;
+    char head[256] = {};
+    ssize_t n = pread(fd, head, sizeof head - 1, 0);
+    if (n >= 2 && head[0] == '#' && head[1] == '!') {
+      close(fd);
+      // "#!  /path/interp arg": the interpreter is what gets executed.
+      const char* s = head + 2;
+      while (*s == ' ' || *s == '\t') ++s;
+      const char* e = s;
+      while (*e && *e != ' ' && *e != '\t' && *e != '\n') ++e;
+      p.assign(s, e);
+      if (p.empty()) return ExecKind::kShim;
+      continue;
+    }
+    ExecKind k = elf_kind(fd);
+    close(fd);
+    return k;
+  }
+  return ExecKind::kShim;
+}
+
+const char* exec_kind_name(ExecKind k) {
+  switch (k) {
+    case ExecKind::kShim: return "dynamic";
+    case ExecKind::kStatic: return "static";
+    case ExecKind::kGo: return "Go";
+  }
+  return "?";
+}
+
+std::string resolve_command(const std::string& file, const char* path_env) {
+  if (file.empty()) return {};
+  if (file.find('/') != std::string::npos) return file;
+  std::string path = path_env ? path_env : "/bin:/usr/bin";
+  size_t start = 0;
+  for (;;) {
+    size_t end = path.find(':', start);
+    std::string dir = path.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::string cand = (dir.empty() ? std::string(".") : dir) + "/" + file;
+    struct stat st{};
+    if (stat(cand.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(cand.c_str(), X_OK) == 0) return cand;
+    if (end == std::string::npos) return {};
+    start = end + 1;
+  }
+}
+
+int request_trace(abi::Segment& seg) {
+  auto& h = seg.header;
+  pid_t tracer = h.tracer_pid.load(std::memory_order_acquire);
+  if (tracer <= 0) return ESRCH;
+  pid_t tid = gettid_raw();
+  for (;;) {
+    for (auto& r : h.trace_requests) {
+      uint32_t expected = 0;
+      if (!r.state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) continue;
+      r.tid.store(tid, std::memory_order_relaxed);
+      r.error.store(0, std::memory_order_relaxed);
+      r.state.store(2, std::memory_order_release);
+      if (raw_syscall6(SYS_kill, tracer, SIGUSR2, 0, 0, 0, 0) != 0) {
+        r.state.store(0, std::memory_order_release);
+        return ESRCH;
+      }
+      // The tracer answers within microseconds; the bound only keeps a dead one from hanging us.
+      for (int waited = 0; r.state.load(std::memory_order_acquire) == 2; ++waited) {
+        if (waited >= 100) {  // 10 s
+          uint32_t asked = 2;
+          if (r.state.compare_exchange_strong(asked, 0)) return ETIMEDOUT;
+          break;
+        }
+        timespec ts{0, 100000000};
+        futex_wait(&r.state, 2, &ts);
+      }
+      uint32_t st = r.state.load(std::memory_order_acquire);
+      int err = st == 3 ? 0 : (r.error.load() ? r.error.load() : EPERM);
+      r.state.store(0, std::memory_order_release);
+      return err;
+    }
+    // Every request slot taken: rare (16 execs at one instant); let one finish.
+    timespec ts{0, 1000000};
+    raw_syscall6(SYS_nanosleep, reinterpret_cast<long>(&ts), 0, 0, 0, 0, 0);
+  }
+}
+
+namespace {
+
+// The filter: SECCOMP_RET_TRACE for the timed waits the tracer virtualises, when they carry a
+// timeout (the same calls without one, or with a zero one where the register says so, never
+// stop), SECCOMP_RET_ALLOW for everything else. A constant program: a forked child installs it
+// without allocating.
+constexpr uint32_t kArchOff = offsetof(seccomp_data, arch);
+constexpr uint32_t kNrOff = offsetof(seccomp_data, nr);
+constexpr uint32_t arg_lo(int i) { return offsetof(seccomp_data, args) + 8 * i; }
+constexpr uint32_t arg_hi(int i) { return offsetof(seccomp_data, args) + 8 * i + 4; }
+
+// Instruction indices of the blocks (see kFilter). BPF only jumps forward: the two returns
+// come last.
+enum : uint8_t {
+  kFutex = 14, kFutexTimeout = 18, kEpollTimeout = 22, kPollTimeout = 25, kPtr2 = 28, kPtr3 = 32, kPtr4 = 36,
+  kAllow = 40, kTrace = 41, kFilterLen = 42
+};
+
+constexpr sock_filter stmt(uint16_t code, uint32_t k) { return sock_filter{code, 0, 0, k}; }
+// A conditional jump at index `at` to the instruction indices jt and jf.
+constexpr sock_filter jump(uint8_t at, uint16_t op, uint32_t k, uint8_t jt, uint8_t jf) {
+  if (jt <= at || jf <= at) throw "BPF jumps only forward";  // a compile-time error in kFilter
+  return sock_filter{static_cast<uint16_t>(BPF_JMP | op | BPF_K), static_cast<uint8_t>(jt - at - 1),
+                     static_cast<uint8_t>(jf - at - 1), k};
+}
+constexpr uint16_t kLd = BPF_LD | BPF_W | BPF_ABS;
+
+constexpr sock_filter kFilter[kFilterLen] = {
+    /* 0 */ stmt(kLd, kArchOff),
+    /* 1 */ jump(1, BPF_JEQ, AUDIT_ARCH_X86_64, 2, kAllow),
+    /* 2 */ stmt(kLd, kNrOff),
+    /* 3 */ jump(3, BPF_JGE, 0x40000000u, kAllow, 4),  // x32
+    /* 4 */ jump(4, BPF_JEQ, SYS_futex, kFutex, 5),
+    /* 5 */ jump(5, BPF_JEQ, SYS_nanosleep, kTrace, 6),
+    /* 6 */ jump(6, BPF_JEQ, SYS_clock_nanosleep, kTrace, 7),
+    /* 7 */ jump(7, BPF_JEQ, SYS_epoll_wait, kEpollTimeout, 8),
+    /* 8 */ jump(8, BPF_JEQ, SYS_epoll_pwait, kEpollTimeout, 9),
+    /* 9 */ jump(9, BPF_JEQ, SYS_poll, kPollTimeout, 10),
+    /* 10 */ jump(10, BPF_JEQ, SYS_ppoll, kPtr2, 11),
+    /* 11 */ jump(11, BPF_JEQ, SYS_epoll_pwait2, kPtr3, 12),
+    /* 12 */ jump(12, BPF_JEQ, SYS_select, kPtr4, 13),
+    /* 13 */ jump(13, BPF_JEQ, SYS_pselect6, kPtr4, kAllow),
+    // futex: FUTEX_WAIT or FUTEX_WAIT_BITSET (private and clock flags masked off) with a timeout.
+    /* 14 kFutex */ stmt(kLd, arg_lo(1)),
+    /* 15 */ stmt(BPF_ALU | BPF_AND | BPF_K, 0x7f),
+    /* 16 */ jump(16, BPF_JEQ, FUTEX_WAIT, kFutexTimeout, 17),
+    /* 17 */ jump(17, BPF_JEQ, FUTEX_WAIT_BITSET, kFutexTimeout, kAllow),
+    /* 18 kFutexTimeout */ stmt(kLd, arg_lo(3)),
+    /* 19 */ jump(19, BPF_JEQ, 0, 20, kTrace),
+    /* 20 */ stmt(kLd, arg_hi(3)),
+    /* 21 */ jump(21, BPF_JEQ, 0, kAllow, kTrace),
+    // epoll_wait/epoll_pwait: an int timeout in ms, argument 3; only > 0 is a timed wait.
+    /* 22 kEpollTimeout */ stmt(kLd, arg_lo(3)),
+    /* 23 */ jump(23, BPF_JSET, 0x80000000u, kAllow, 24),
+    /* 24 */ jump(24, BPF_JEQ, 0, kAllow, kTrace),
+    // poll: the same in argument 2.
+    /* 25 kPollTimeout */ stmt(kLd, arg_lo(2)),
+    /* 26 */ jump(26, BPF_JSET, 0x80000000u, kAllow, 27),
+    /* 27 */ jump(27, BPF_JEQ, 0, kAllow, kTrace),
+    // A timeout pointer in argument 2 (ppoll), 3 (epoll_pwait2) or 4 (select, pselect6).
+    /* 28 kPtr2 */ stmt(kLd, arg_lo(2)),
+    /* 29 */ jump(29, BPF_JEQ, 0, 30, kTrace),
+    /* 30 */ stmt(kLd, arg_hi(2)),
+    /* 31 */ jump(31, BPF_JEQ, 0, kAllow, kTrace),
+    /* 32 kPtr3 */ stmt(kLd, arg_lo(3)),
+    /* 33 */ jump(33, BPF_JEQ, 0, 34, kTrace),
+    /* 34 */ stmt(kLd, arg_hi(3)),
+    /* 35 */ jump(35, BPF_JEQ, 0, kAllow, kTrace),
+    /* 36 kPtr4 */ stmt(kLd, arg_lo(4)),
+    /* 37 */ jump(37, BPF_JEQ, 0, 38, kTrace),
+    /* 38 */ stmt(kLd, arg_hi(4)),
+    /* 39 */ jump(39, BPF_JEQ, 0, kAllow, kTrace),
+    /* 40 kAllow */ stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    /* 41 kTrace */ stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
+};
+
+bool has_cap_sys_admin() {
+  __user_cap_header_struct hdr{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  if (raw_syscall6(SYS_capget, reinterpret_cast<long>(&hdr), reinterpret_cast<long>(data), 0, 0, 0, 0) != 0) {
+    return false;
+  }
+  return (data[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32))) != 0;
+}
+
+}  // namespace
+
+int install_trace_filter() {
+  // Without CAP_SYS_ADMIN, the kernel takes a filter only under no_new_privs (a set-user-ID
+  // program executed from here on gains no privileges: docs/tracer.md).
+  if (!has_cap_sys_admin()) {
+    long r = raw_syscall6(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0);
+    if (r != 0) return static_cast<int>(-r);
+  }
+  sock_fprog prog{kFilterLen, const_cast<sock_filter*>(kFilter)};
+  long r = raw_syscall6(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, reinterpret_cast<long>(&prog), 0, 0, 0);
+  return r == 0 ? 0 : static_cast<int>(-r);
+}
+
+}  // namespace vtime::detail

@@ -1,0 +1,41 @@
+// Handing a program the shim cannot reach to the tracer (tracer/, docs/tracer.md).
+//
+// A static executable never loads the shim, and a Go program reads the clock through the vDSO
+// and waits with raw system calls whatever it links. Before such a program is executed (by
+// spawn_in_session for the root, by the shim's exec wrappers anywhere in the tree), the thread
+// that executes it asks the session's tracer to attach it (request_trace), installs the seccomp
+// filter that stops it on timed waits (install_trace_filter), then calls execve: the tracer
+// follows it, its threads and its children from there on.
+#pragma once
+
+#include <vtime/abi.h>
+
+#include <string>
+
+namespace vtime::detail {
+
+enum class ExecKind {
+  kShim,    // dynamically linked, not Go (the shim reaches it), or linking libvtime itself
+  kStatic,  // no ELF interpreter
+  kGo,      // a Go program (static or not): its runtime bypasses libc
+};
+
+// What `path` is, from its ELF headers (a `#!` script: its interpreter's). A file that cannot be
+// read or is not ELF is kShim: execve decides what happens to it.
+ExecKind exec_kind(const std::string& path);
+const char* exec_kind_name(ExecKind k);
+
+// The file execvp would run for `file` with PATH `path_env` (empty: not found).
+std::string resolve_command(const std::string& file, const char* path_env);
+
+// Asks the tracer to attach the calling thread and waits for its answer: 0 once attached, else
+// an errno (ESRCH: no tracer in the session). Async-signal-safe (a forked child may call it).
+int request_trace(abi::Segment& seg);
+
+// Installs the seccomp filter that stops the calling thread (and everything it executes or
+// forks) on timed waits for the tracer. Sets no_new_privs first unless the thread has
+// CAP_SYS_ADMIN. 0 or an errno. Async-signal-safe. Only once request_trace succeeded: a filtered
+// call with no tracer attached fails with ENOSYS.
+int install_trace_filter();
+
+}  // namespace vtime::detail

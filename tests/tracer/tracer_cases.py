@@ -1,0 +1,199 @@
+#!/usr/bin/python3
+"""Programs the shim cannot reach, under `vtime exec` through the tracer (docs/tracer.md).
+
+usage: tracer_cases.py --list | CASE --vtime VTIME --bin DIR
+
+DIR holds the programs built for these tests: timers_static (a Go program built with
+CGO_ENABLED=0), timers_cgo (the same with cgo: dynamically linked, loads the shim as well),
+forever (Go, sleeps forever) and static_clock (a statically linked C program).
+  go_static, go_cgo     Go's time.Sleep, Ticker, time.After, context.WithTimeout, Timer.Reset and
+                        time.Since print exact virtual instants (timers_expected.txt), twice the
+                        same; the wall clock is the session's epoch + 15 s;
+  go_unprivileged       the same as nobody (the filter then needs no_new_privs);
+  go_via_shell          a dynamic shell executes the static Go program: the shim hands it over;
+  go_spawns             a static Go program runs coreutils' sleep and date (fork + execve of
+                        dynamic programs from a traced one): exact instants, the same clock;
+  static_c              a static C program's nanosleep, clock_nanosleep, select and vDSO clock
+                        reads;
+  static_signal         a signal from a (traced, forked) child interrupts a 10 s nanosleep at
+                        virtual 1 s with EINTR, as natively;
+  real_timeout          a wait vtime leaves on the real clock (sigtimedwait) is named, exit 123,
+                        not reported as a deadlock;
+  etcd                  Debian's etcd started by a shell script: a lease with TTL 60 s keeps its
+                        key at virtual 50 s and has lost it at 70 s, twice the same;
+  kill_vtime            SIGKILL of vtime while it runs a static Go program leaves no process of
+                        the tree and no segment in /dev/shm.
+"""
+import argparse
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+UNPRIVILEGED = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+CASES = ["go_static", "go_cgo", "go_unprivileged", "go_via_shell", "go_spawns", "static_c", "static_signal",
+         "real_timeout", "etcd", "kill_vtime"]
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def run(args, cmd, prefix=(), timeout=120, extra=()):
+    full = list(prefix) + [args.vtime, "exec"] + list(extra) + ["--"] + cmd
+    r = subprocess.run(full, capture_output=True, text=True, timeout=timeout, cwd="/tmp")
+    print("$ %s\n%s%s(exit %d)" % (" ".join(full), r.stdout, r.stderr, r.returncode))
+    return r
+
+
+def expected_timers():
+    with open(os.path.join(HERE, "timers_expected.txt")) as f:
+        return f.read()
+
+
+def twice_exact(args, cmd, prefix=()):
+    outs = []
+    for _ in range(2):
+        r = run(args, cmd, prefix)
+        if r.returncode != 0:
+            fail("exit %d" % r.returncode)
+        outs.append(r.stdout)
+    if outs[0] != expected_timers():
+        fail("the instants differ from timers_expected.txt")
+    if outs[0] != outs[1]:
+        fail("two runs differ")
+
+
+def free_ports(n):
+    socks, ports = [], []
+    for _ in range(n):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        socks.append(s)
+        ports.append(s.getsockname()[1])
+    for s in socks:
+        s.close()
+    return ports
+
+
+def vtime_segments():
+    return {n for n in os.listdir("/dev/shm") if n.startswith("vtime.")}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("case", nargs="?")
+    p.add_argument("--list", action="store_true")
+    p.add_argument("--vtime")
+    p.add_argument("--bin")
+    args = p.parse_args()
+    if args.list:
+        print("\n".join(CASES))
+        return
+    b = lambda name: os.path.join(args.bin, name)
+    c = args.case
+    if c == "go_static":
+        twice_exact(args, [b("timers_static")])
+    elif c == "go_cgo":
+        twice_exact(args, [b("timers_cgo")])
+    elif c == "go_unprivileged":
+        twice_exact(args, [b("timers_static")], UNPRIVILEGED)
+    elif c == "go_via_shell":
+        twice_exact(args, ["sh", "-c", b("timers_static") + "; true"])
+    elif c == "go_spawns":
+        outs = set()
+        for _ in range(2):
+            r = run(args, [b("spawn")])
+            if r.returncode != 0:
+                fail("exit %d" % r.returncode)
+            outs.add(r.stdout)
+        want = "sleep 1.5 done at 1.500000\nsleep 0.25 done at 1.750000\ndate says 00:00:01\n"
+        if outs != {want}:
+            fail("expected %r" % want)
+    elif c == "static_signal":
+        outs = set()
+        for _ in range(2):
+            r = run(args, [b("static_clock"), "signal"])
+            if r.returncode != 0:
+                fail("exit %d" % r.returncode)
+            outs.add(r.stdout)
+        want = "nanosleep -1 (Interrupted system call) after 1.000000000 s\n"
+        if outs != {want}:
+            fail("expected %r" % want)
+    elif c == "static_c":
+        outs = set()
+        for _ in range(2):
+            r = run(args, [b("static_clock")])
+            outs.add(r.stdout)
+            if r.returncode != 0:
+                fail("exit %d" % r.returncode)
+        # 2024-01-01T00:00:00Z is 1704067200; 3 s later.
+        want = "select 0, elapsed 3.000000000 s, wall 1704067203.000000000, time() 1704067203\n"
+        if outs != {want}:
+            fail("expected %r" % want)
+    elif c == "real_timeout":
+        r = run(args, [b("static_clock"), "sigtimedwait"], timeout=60)
+        if r.returncode != 123:
+            fail("expected exit 123 (a real timeout vtime does not control), got %d" % r.returncode)
+        if "rt_sigtimedwait with a real timeout of 30.000000000 s" not in r.stderr or "blocked forever" in r.stderr:
+            fail("the call and its timeout are not named, or it is called a deadlock")
+    elif c == "etcd":
+        if not shutil.which("etcd") or not shutil.which("etcdctl"):
+            fail("etcd and etcdctl are not installed (Debian's etcd-server and etcd-client)")
+        outs = []
+        for _ in range(2):
+            d = tempfile.mkdtemp(prefix="vtime-etcd-")
+            try:
+                ports = free_ports(2)
+                r = run(args, ["sh", os.path.join(HERE, "etcd_lease.sh"), d, str(ports[0]), str(ports[1])])
+                if r.returncode != 0:
+                    with open(os.path.join(d, "etcd.log")) as f:
+                        print(f.read())
+                    fail("exit %d" % r.returncode)
+                outs.append(r.stdout)
+            finally:
+                shutil.rmtree(d, ignore_errors=True)
+        want = ("etcd ready: yes\nput with a 60 s lease at 00:00:03\nat 00:00:53: lease-key=held\n"
+                "at 00:01:13: lease-key=\netcd exited\n")
+        if outs[0] != want:
+            fail("expected:\n" + want)
+        if outs[0] != outs[1]:
+            fail("two runs differ")
+    elif c == "kill_vtime":
+        before = vtime_segments()
+        proc = subprocess.Popen([args.vtime, "exec", "--", b("forever")], stdout=subprocess.PIPE, text=True)
+        line = proc.stdout.readline()
+        print("forever says: %r" % line)
+        if not line.startswith("ready "):
+            fail("the program did not start")
+        pids = [int(line.split()[1])]
+        children = subprocess.run(["ps", "-o", "pid=", "--ppid", str(proc.pid)], capture_output=True, text=True).stdout
+        pids += [int(x) for x in children.split()]  # the tracer and the command
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 2
+        alive = pids
+        while time.monotonic() < deadline:
+            alive = [p for p in pids if os.path.exists("/proc/%d" % p) and
+                     not open("/proc/%d/stat" % p).read().split(")")[1].split()[0] == "Z"]
+            if not alive:
+                break
+            time.sleep(0.05)
+        if alive:
+            fail("still alive 2 s after vtime was killed: %s" % alive)
+        left = vtime_segments() - before
+        if left:
+            fail("left in /dev/shm: %s" % sorted(left))
+        print("every process of the tree is gone, nothing left in /dev/shm")
+    else:
+        fail("unknown case %s" % c)
+    print("PASS")
+
+
+main()

@@ -1,0 +1,138 @@
+// The clock reads injected into traced processes (see vdso_patch.h): code that the tracer copies
+// into a page of the traced process, and to which it points that process's vDSO entries
+// (__vdso_clock_gettime, __vdso_gettimeofday, __vdso_time). It reads the session's virtual clock
+// from the segment's first page, mapped read-only into the process, exactly as
+// vtime::Session::read_clock does (a seqlock of now, real base and rate; abi.h pins the offsets).
+// Position-independent, no relocations: the only data it uses is the pointer at its first byte,
+// written by the tracer. Clocks vtime does not virtualise go to the kernel.
+//
+// Lives in .rodata: it is never run in the process that links it, only copied.
+
+#define SYS_clock_gettime 228
+#define NS 1000000000
+
+        .intel_syntax noprefix
+        .section .rodata.vtime_clock_blob, "a"
+        .p2align 6
+        .globl vtime_clock_blob_begin
+vtime_clock_blob_begin:
+clock_ptr:
+        .quad 0                       // ClockState* in the traced process
+
+// rax = virtual now (ns), r8 = ClockState*. Clobbers rcx, rdx, r9, r10, r11.
+        .p2align 4
+read_now:
+        mov r8, [rip + clock_ptr]
+1:      mov r9, [r8]                  // seq
+        test r9b, 1
+        jnz 2f
+        mov rax, [r8 + 8]             // now_ns
+        mov r10, [r8 + 24]            // rate_ppm
+        mov r11, [r8 + 16]            // real_base_ns
+        cmp r9, [r8]
+        jne 1b
+        test r10, r10
+        jnz 3f
+        ret
+2:      pause
+        jmp 1b
+3:      // The clock runs: now + (real monotonic - real base) * rate / 1e6.
+        push rdi
+        push rsi
+        push rax
+        push r10
+        push r11
+        push r8
+        sub rsp, 24
+        mov edi, 1                    // CLOCK_MONOTONIC, the kernel's
+        mov rsi, rsp
+        mov eax, SYS_clock_gettime
+        syscall
+        mov rax, [rsp]
+        imul rax, rax, NS
+        add rax, [rsp + 8]
+        add rsp, 24
+        pop r8
+        pop r11
+        pop r10
+        sub rax, r11
+        imul r10                      // rdx:rax = elapsed * rate
+        mov rcx, 1000000
+        idiv rcx
+        pop rcx
+        add rax, rcx
+        pop rsi
+        pop rdi
+        ret
+
+// rax (virtual now) -> CLOCK_REALTIME ns: + epoch + shift.
+#define TO_REALTIME add rax, [r8 + 32]; add rax, [r8 + 48]
+
+// int clock_gettime(clockid_t clk, struct timespec* ts)
+        .p2align 4
+        .globl vtime_blob_clock_gettime
+vtime_blob_clock_gettime:
+        cmp edi, 11
+        ja 9f
+        mov eax, 0xBF3                // REALTIME MONOTONIC MONOTONIC_RAW REALTIME_COARSE MONOTONIC_COARSE
+        bt eax, edi                   // BOOTTIME REALTIME_ALARM BOOTTIME_ALARM TAI
+        jnc 9f
+        call read_now
+        mov ecx, 0x921                // the realtime ones: REALTIME REALTIME_COARSE REALTIME_ALARM TAI
+        bt ecx, edi
+        jc 1f
+        add rax, [r8 + 40]            // mono_origin_ns
+        jmp 2f
+1:      TO_REALTIME
+2:      xor edx, edx
+        mov rcx, NS
+        div rcx
+        mov [rsi], rax
+        mov [rsi + 8], rdx
+        xor eax, eax
+        ret
+9:      mov eax, SYS_clock_gettime
+        syscall
+        ret
+
+// int gettimeofday(struct timeval* tv, struct timezone* tz)
+        .p2align 4
+        .globl vtime_blob_gettimeofday
+vtime_blob_gettimeofday:
+        test rdi, rdi
+        jz 1f
+        call read_now
+        TO_REALTIME
+        xor edx, edx
+        mov rcx, NS
+        div rcx
+        mov [rdi], rax
+        mov rax, rdx
+        xor edx, edx
+        mov ecx, 1000
+        div rcx
+        mov [rdi + 8], rax
+1:      test rsi, rsi
+        jz 2f
+        mov qword ptr [rsi], 0
+2:      xor eax, eax
+        ret
+
+// time_t time(time_t* out)
+        .p2align 4
+        .globl vtime_blob_time
+vtime_blob_time:
+        call read_now
+        TO_REALTIME
+        xor edx, edx
+        mov rcx, NS
+        div rcx
+        test rdi, rdi
+        jz 1f
+        mov [rdi], rax
+1:      ret
+
+        .globl vtime_clock_blob_end
+vtime_clock_blob_end:
+
+        .section .note.GNU-stack, "", @progbits

@@ -1,0 +1,64 @@
+// The timed waits of a traced thread, as the tracer turns them into waits on virtual time.
+//
+// At a seccomp stop (the filter of trace_request.h), decode() reads the call's timeout and gives
+// its virtual deadline and how to rewrite it: the same wait without a timeout (a sleep becomes
+// a ppoll of no descriptors), carrying the wait's tag (abi::kTaggedWaitMark | seq) in an argument
+// the kernel ignores, where the controller reads it in /proc/TID/syscall as it does for the
+// shim's fd waits. The kernel then wakes the thread for everything but the timeout; at the
+// deadline the tracer interrupts the call and sets its result to what the timeout gives.
+//
+// Rewritten (x86-64):
+//   nanosleep(req, rem), clock_nanosleep(clk, flags, req, rem) -> ppoll(NULL, 0, NULL, NULL, tag)
+//   futex(WAIT | WAIT_BITSET, ..., timeout, _, ...)            -> the same, timeout NULL, uaddr2 tag
+//   epoll_wait / epoll_pwait / epoll_pwait2 (no signal mask)    -> epoll_pwait(.., -1, NULL, tag)
+//   poll(fds, n, ms), ppoll(fds, n, tmo, NULL, _)               -> ppoll(fds, n, NULL, NULL, tag)
+// Forms with no argument free for the tag (select, pselect6, and ppoll or epoll_pwait(2) with a
+// signal mask) lose only their timeout, and the tracer follows them to their end with a
+// syscall-exit stop (exit_tracked): one stop more per wait.
+#pragma once
+
+#include <vtime/abi.h>
+
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include <cstdint>
+#include <optional>
+
+namespace vtime::tracer {
+
+struct TimedCall {
+  int64_t deadline_ns = 0;  // virtual
+  uint32_t reason = 0;      // abi::Reason
+  bool realtime_abs = false;
+  long nr = 0;              // the call as rewritten
+  int tag_arg = 0;          // the argument (0-5) that carries the tag
+  long timeout_result = 0;  // its return value at the deadline
+  bool exit_tracked = false;  // no tag: the tracer stops the thread at the call's exit
+  // select and pselect6 at their deadline: the descriptor sets (at these addresses, `set_bytes`
+  // each) come back empty and the timeout (at `timeout_addr`, a timeval or timespec) zero.
+  uint64_t sets[3] = {0, 0, 0};
+  size_t set_bytes = 0;
+  uint64_t timeout_addr = 0;
+};
+
+// The call thread `tid` of process `pid` is stopped at, given its registers; nullopt when it
+// runs as it is (no timeout, a zero or past one, a clock vtime does not virtualise, invalid
+// arguments the kernel will refuse, or a form the tracer cannot rewrite: *uncontrolled then).
+std::optional<TimedCall> decode(pid_t pid, const user_regs_struct& r, const abi::Segment& seg, bool* uncontrolled);
+
+// The untimed, tagged form of the call.
+void rewrite(user_regs_struct& r, const TimedCall& c, uint64_t tag);
+
+// Registers of a thread stopped while inside the rewritten call (interrupted, about to return
+// or restart): true if they are that call's.
+bool in_call(const user_regs_struct& r, const TimedCall& c, uint64_t tag);
+
+// The kernel's "interrupted, restart or fail with EINTR" results.
+bool interrupted_result(long rax);
+
+// What the call's timeout leaves in the thread's memory (select's empty sets): false if the
+// memory could not be written.
+bool write_timeout_effects(pid_t pid, const TimedCall& c);
+
+}  // namespace vtime::tracer

@@ -1,0 +1,408 @@
+// The tracer's event loop (see tracer.h).
+#include "tracer.h"
+
+#include "inferior.h"
+#include "vdso_patch.h"
+
+#include "../libvtime/src/context.h"
+#include "../libvtime/src/futex.h"
+#include "../libvtime/src/slots.h"
+#include "../libvtime/src/trace_request.h"
+
+#include <vtime/log.h>
+
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace vtime::tracer {
+namespace {
+
+constexpr long kErestartnointr = 513;
+constexpr long kOptions = PTRACE_O_TRACESECCOMP | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+                          PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL;
+
+uint64_t tag_of(uint64_t seq) { return abi::kTaggedWaitMark | seq; }
+
+std::string comm_of(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/comm");
+  std::string s;
+  std::getline(f, s);
+  return s;
+}
+
+}  // namespace
+
+Tracer::Tracer(Session& session, std::string segment_path)
+    : session_(session), seg_(session.segment()), segment_path_(std::move(segment_path)) {}
+
+Tracer::Thread& Tracer::thread(pid_t tid) {
+  auto it = threads_.find(tid);
+  if (it != threads_.end()) return it->second;
+  Thread t;
+  t.pid = thread_group(tid);
+  if (t.pid == 0) t.pid = tid;
+  return threads_.emplace(tid, t).first->second;
+}
+
+void Tracer::resume(pid_t tid, int sig) { ptrace(PTRACE_CONT, tid, nullptr, reinterpret_cast<void*>(static_cast<long>(sig))); }
+
+int Tracer::run() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGCHLD, SIGUSR2, SIGTERM, SIGINT, SIGHUP}) sigaddset(&set, s);
+  sigprocmask(SIG_BLOCK, &set, nullptr);
+  auto& h = seg_.header;
+  h.tracer_pid.store(getpid(), std::memory_order_release);
+  detail::futex_wake(reinterpret_cast<std::atomic<uint32_t>*>(&h.tracer_pid));
+  for (;;) {
+    serve_requests();
+    int status = 0;
+    pid_t w;
+    while ((w = waitpid(-1, &status, __WALL | WNOHANG)) > 0) on_stop(w, status);
+    interrupt_due();
+    if (getppid() != h.owner_pid) return 0;  // the owner is gone (PR_SET_PDEATHSIG kills us too)
+    siginfo_t info;
+    int sig = sigwaitinfo(&set, &info);
+    if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) return 0;
+  }
+}
+
+void Tracer::serve_requests() {
+  auto& h = seg_.header;
+  for (auto& r : h.trace_requests) {
+    if (r.state.load(std::memory_order_acquire) != 2) continue;
+    pid_t tid = r.tid.load(std::memory_order_relaxed);
+    if (ptrace(PTRACE_SEIZE, tid, nullptr, reinterpret_cast<void*>(kOptions)) == 0) {
+      thread(tid);
+      h.traced.fetch_add(1, std::memory_order_acq_rel);
+      VTIME_LOGF("tracer", LogLevel::kDebug, "attached tid %d", static_cast<int>(tid));
+      r.state.store(3, std::memory_order_release);
+    } else {
+      r.error.store(errno, std::memory_order_relaxed);
+      r.state.store(4, std::memory_order_release);
+    }
+    detail::futex_wake(&r.state);
+  }
+}
+
+void Tracer::forget(pid_t tid) {
+  auto it = threads_.find(tid);
+  if (it == threads_.end()) return;
+  if (it->second.slot >= 0) {
+    auto& s = seg_.waiters[it->second.slot];
+    // Only while the slot is still this thread's: the controller may have reclaimed it already.
+    if (s.tid.load(std::memory_order_acquire) == tid) {
+      detail::free_slot(s);
+      detail::notify_activity(seg_);
+    }
+  }
+  pid_t pid = it->second.pid;
+  threads_.erase(it);
+  if (pid == tid) processes_.erase(pid);
+}
+
+void Tracer::on_stop(pid_t tid, int status) {
+  if (WIFEXITED(status) || WIFSIGNALED(status)) {
+    forget(tid);
+    return;
+  }
+  if (!WIFSTOPPED(status)) return;
+  int sig = WSTOPSIG(status);
+  int event = status >> 16;
+  switch (event) {
+    case PTRACE_EVENT_SECCOMP:
+      on_call(tid);
+      return;
+    case PTRACE_EVENT_EXEC:
+      on_exec(tid);
+      return;
+    case PTRACE_EVENT_CLONE:
+    case PTRACE_EVENT_FORK:
+    case PTRACE_EVENT_VFORK: {
+      unsigned long child = 0;
+      ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &child);
+      if (child != 0) {
+        Thread& c = thread(static_cast<pid_t>(child));
+        if (event != PTRACE_EVENT_CLONE) {
+          seg_.header.traced.fetch_add(1, std::memory_order_acq_rel);
+          processes_[c.pid].go = processes_[thread(tid).pid].go;  // the same image until it executes
+        }
+      }
+      resume(tid);
+      return;
+    }
+    case PTRACE_EVENT_STOP:
+      if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
+        ptrace(PTRACE_LISTEN, tid, nullptr, nullptr);  // a group stop: stay stopped, as without us
+        return;
+      }
+      thread(tid);
+      on_interrupted(tid);
+      resume(tid);
+      return;
+    case 0:
+      if (sig == (SIGTRAP | 0x80)) {
+        on_syscall_stop(tid);  // entry or exit of a call followed to its end (exit_tracked)
+        return;
+      }
+      VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: signal %d", static_cast<int>(tid), sig);
+      resume(tid, sig);  // a signal for the program: delivered as it is
+      return;
+    default:
+      resume(tid);
+      return;
+  }
+}
+
+bool Tracer::passthrough(pid_t pid, uint64_t rip) {
+  Process& p = processes_[pid];
+  if (!p.maps_read) {
+    p.maps_read = true;
+    std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+    std::string line;
+    bool shim = false;
+    std::vector<std::pair<uint64_t, uint64_t>> code;
+    while (std::getline(maps, line)) {
+      std::istringstream in(line);
+      std::string range, perms, off, dev, inode, path;
+      in >> range >> perms >> off >> dev >> inode >> path;
+      if (path.find("libvtime-shim") != std::string::npos) shim = true;
+      bool ours = path.find("libvtime-shim") != std::string::npos || path.find("/libc.so") != std::string::npos ||
+                  path.find("/ld-linux") != std::string::npos;
+      if (!ours || perms.size() < 3 || perms[2] != 'x') continue;
+      size_t dash = range.find('-');
+      code.emplace_back(std::stoull(range.substr(0, dash), nullptr, 16), std::stoull(range.substr(dash + 1), nullptr, 16));
+    }
+    if (shim) p.passthrough = std::move(code);
+  }
+  for (auto& [lo, hi] : p.passthrough) {
+    if (rip >= lo && rip < hi) return true;
+  }
+  return false;
+}
+
+int32_t Tracer::claim_slot(pid_t pid, pid_t tid) {
+  auto& high = seg_.header.waiter_high;
+  for (uint32_t i = 0; i < abi::kWaiterSlots; ++i) {
+    auto& s = seg_.waiters[i];
+    if (s.state.load(std::memory_order_relaxed) != abi::kFree) continue;
+    uint32_t hw = high.load(std::memory_order_seq_cst);
+    while (hw <= i && !high.compare_exchange_weak(hw, i + 1, std::memory_order_seq_cst)) {
+    }
+    uint32_t expected = abi::kFree;
+    if (!s.state.compare_exchange_strong(expected, abi::kClaimed, std::memory_order_acq_rel)) continue;
+    s.pid.store(pid, std::memory_order_relaxed);
+    s.tid.store(tid, std::memory_order_relaxed);
+    s.process.store(abi::kNoProcess, std::memory_order_relaxed);
+    s.is_timer.store(0, std::memory_order_relaxed);
+    s.deadline.store(abi::kNoDeadline, std::memory_order_relaxed);
+    return static_cast<int32_t>(i);
+  }
+  return -1;
+}
+
+void Tracer::on_call(pid_t tid) {
+  Thread& t = thread(tid);
+  user_regs_struct r{};
+  if (!get_regs(tid, r)) return;  // died meanwhile
+  if (passthrough(t.pid, r.rip)) {
+    resume(tid);
+    return;
+  }
+  bool uncontrolled = false;
+  auto call = decode(t.pid, r, seg_, &uncontrolled);
+  if (!call) {
+    if (uncontrolled) {
+      Process& p = processes_[t.pid];
+      if (!p.warned_uncontrolled) {
+        p.warned_uncontrolled = true;
+        VTIME_LOGF("tracer", LogLevel::kInfo, "pid %d (%s): system call %lld keeps its real timeout", static_cast<int>(t.pid),
+                   comm_of(t.pid).c_str(), static_cast<long long>(r.orig_rax));
+      }
+    }
+    resume(tid);
+    return;
+  }
+  if (t.slot < 0 || seg_.waiters[t.slot].tid.load(std::memory_order_acquire) != tid) t.slot = claim_slot(t.pid, tid);
+  if (t.slot < 0) {
+    fprintf(stderr, "vtime: waiter table full (%u slots)\n", abi::kWaiterSlots);
+    resume(tid);
+    return;
+  }
+  auto& s = seg_.waiters[t.slot];
+  unsigned long long r_orig_nr = r.orig_rax;  // before the rewrite
+  t.seq = seg_.header.next_seq.fetch_add(1, std::memory_order_relaxed);
+  t.call = *call;
+  t.in_wait = true;
+  // The tagged registers before the slot is Waiting (see the controller's
+  // drop_ended_tracer_waits): the previous wait's slot, if still Waiting, is taken back first.
+  s.state.store(abi::kClaimed, std::memory_order_release);
+  s.deadline.store(call->deadline_ns, std::memory_order_relaxed);
+  s.reason.store(call->reason, std::memory_order_relaxed);
+  s.wake_kind.store(abi::kWakeTracer, std::memory_order_relaxed);
+  s.seq.store(t.seq, std::memory_order_relaxed);
+  s.realtime_abs.store(0, std::memory_order_relaxed);
+  // In a Go program, sleeps and timed futex waits are the runtime's own (sysmon, spinning
+  // threads); the program's timers wait in epoll_pwait (the network poller).
+  long orig_nr = static_cast<long>(r_orig_nr);
+  bool housekeeping = processes_[t.pid].go && (orig_nr == SYS_nanosleep || orig_nr == SYS_futex);
+  s.tracer_flags.store((call->exit_tracked ? abi::kTracerExitTracked : 0) | (housekeeping ? abi::kTracerHousekeeping : 0) |
+                           (processes_[t.pid].go ? abi::kTracerAnyThread : 0),
+                       std::memory_order_relaxed);
+  rewrite(r, *call, tag_of(t.seq));
+  if (!set_regs(tid, r)) return;  // died meanwhile
+  s.state.store(abi::kWaiting, std::memory_order_release);
+  detail::notify_activity(seg_);
+  VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: call %lld waits until %lld (wait %llu, slot %d)", static_cast<int>(tid),
+             static_cast<long long>(call->nr), static_cast<long long>(call->deadline_ns),
+             static_cast<unsigned long long>(t.seq), t.slot);
+  if (call->exit_tracked) {
+    ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);  // stop again when the call returns
+  } else {
+    resume(tid);
+  }
+}
+
+void Tracer::end_wait(Thread& t) {
+  t.in_wait = false;
+  if (t.slot < 0) return;
+  auto& s = seg_.waiters[t.slot];
+  if (s.seq.load(std::memory_order_relaxed) != t.seq) return;
+  for (uint32_t st : {abi::kWaiting, abi::kWoken}) {
+    uint32_t expected = st;
+    if (s.state.compare_exchange_strong(expected, abi::kClaimed, std::memory_order_acq_rel)) {
+      s.deadline.store(abi::kNoDeadline, std::memory_order_relaxed);
+      detail::notify_activity(seg_);
+      return;
+    }
+  }
+}
+
+void Tracer::on_syscall_stop(pid_t tid) {
+  Thread& t = thread(tid);
+  __ptrace_syscall_info info{};
+  if (ptrace(PTRACE_GET_SYSCALL_INFO, tid, reinterpret_cast<void*>(sizeof info), &info) <= 0) {
+    resume(tid);
+    return;
+  }
+  if (!t.in_wait || !t.call.exit_tracked) {
+    resume(tid);
+    return;
+  }
+  if (info.op == PTRACE_SYSCALL_INFO_ENTRY) {
+    if (static_cast<long>(info.entry.nr) == t.call.nr) {
+      ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);  // the call restarted after a signal: still waiting
+    } else {
+      end_wait(t);  // it returned (EINTR to a handler) and the thread went on to another call
+      resume(tid);
+    }
+    return;
+  }
+  user_regs_struct r{};
+  if (!get_regs(tid, r)) return;
+  if (interrupted_result(static_cast<long>(r.rax))) {
+    if (t.interrupt_sent && t.interrupt_seq == t.seq) {
+      // The deadline: what the timeout gives instead of the interruption.
+      write_timeout_effects(t.pid, t.call);
+      r.rax = static_cast<unsigned long long>(t.call.timeout_result);
+      set_regs(tid, r);
+      end_wait(t);
+      resume(tid);
+    } else {
+      ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);  // a signal: it restarts or returns EINTR (seen next)
+    }
+    return;
+  }
+  end_wait(t);  // it returned by itself before the deadline
+  resume(tid);
+}
+
+void Tracer::on_interrupted(pid_t tid) {
+  Thread& t = thread(tid);
+  if (!t.interrupt_sent) return;  // a new child's first stop, or an interrupt already handled
+  t.interrupt_sent = false;
+  user_regs_struct r{};
+  if (!get_regs(tid, r)) return;
+  VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: interrupted in call %lld (rax %lld), wait %llu in_wait %d",
+             static_cast<int>(tid), static_cast<long long>(r.orig_rax), static_cast<long long>(r.rax),
+             static_cast<unsigned long long>(t.seq), t.in_wait ? 1 : 0);
+  if (t.in_wait && in_call(r, t.call, tag_of(t.seq)) && interrupted_result(static_cast<long>(r.rax))) {
+    if (t.interrupt_seq == t.seq) {
+      r.rax = static_cast<unsigned long long>(t.call.timeout_result);
+      t.in_wait = false;
+    } else {
+      // The interrupt was for an earlier wait, which ended before it landed: back into this one.
+      r.rax = static_cast<unsigned long long>(-kErestartnointr);
+    }
+    set_regs(tid, r);
+  }
+  if (t.slot >= 0) {
+    auto& s = seg_.waiters[t.slot];
+    uint32_t woken = abi::kWoken;
+    if (s.seq.load(std::memory_order_relaxed) == t.interrupt_seq &&
+        s.state.compare_exchange_strong(woken, abi::kClaimed, std::memory_order_acq_rel)) {
+      s.deadline.store(abi::kNoDeadline, std::memory_order_relaxed);
+      detail::notify_activity(seg_);
+    }
+  }
+}
+
+void Tracer::interrupt_due() {
+  for (uint32_t i = 0, n = detail::waiter_limit(seg_); i < n; ++i) {
+    auto& s = seg_.waiters[i];
+    if (s.state.load(std::memory_order_acquire) != abi::kWoken ||
+        s.wake_kind.load(std::memory_order_relaxed) != abi::kWakeTracer) {
+      continue;
+    }
+    pid_t tid = s.tid.load(std::memory_order_relaxed);
+    auto it = threads_.find(tid);
+    if (it == threads_.end() || it->second.slot != static_cast<int32_t>(i)) continue;
+    Thread& t = it->second;
+    uint64_t seq = s.seq.load(std::memory_order_relaxed);
+    if (t.interrupt_sent && t.interrupt_seq == seq) continue;
+    t.interrupt_sent = true;
+    t.interrupt_seq = seq;
+    VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: deadline of wait %llu, interrupting", static_cast<int>(tid),
+               static_cast<unsigned long long>(seq));
+    if (ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) != 0) {
+      t.interrupt_sent = false;  // gone: its exit is reported next
+    }
+  }
+}
+
+void Tracer::on_exec(pid_t tid) {
+  unsigned long former = 0;
+  ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &former);
+  if (former != 0 && static_cast<pid_t>(former) != tid) {
+    // A thread other than the leader executed: it took the leader's id, the others are gone.
+    threads_.erase(static_cast<pid_t>(former));
+  }
+  for (auto it = threads_.begin(); it != threads_.end();) {
+    it = (it->second.pid == tid && it->first != tid) ? threads_.erase(it) : std::next(it);
+  }
+  Thread& t = thread(tid);
+  t.pid = tid;
+  t.in_wait = false;
+  processes_[tid] = Process{};
+  char exe[64];
+  snprintf(exe, sizeof exe, "/proc/%d/exe", static_cast<int>(tid));
+  processes_[tid].go = detail::exec_kind(exe) == detail::ExecKind::kGo;
+  int held = 0;
+  std::string why;
+  if (!patch_vdso(tid, tid, segment_path_, &held, why)) {
+    fprintf(stderr, "vtime: pid %d (%s) reads the real clock: %s\n", static_cast<int>(tid), comm_of(tid).c_str(),
+            why.c_str());
+  }
+  resume(tid, held);
+}
+
+}  // namespace vtime::tracer

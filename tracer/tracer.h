@@ -1,0 +1,76 @@
+// The tracer: the process that brings programs the shim cannot reach (static executables, Go
+// programs) under the session's virtual clock. See docs/tracer.md for the design and its limits.
+//
+// It is started by spawn_in_session (vtime/spawn.h) beside the wrapped tree, as a child of the
+// session owner that dies with it, and learns what to trace from the segment's trace requests
+// (trace_request.h). A traced thread stops (seccomp, SECCOMP_RET_TRACE) on each timed wait: the
+// tracer gives it a waiter slot with the virtual deadline (abi::kWakeTracer) and lets it wait
+// without a timeout (timed_call.h); the controller signals the tracer (SIGUSR2) when it reaches
+// the deadline, and the tracer interrupts the wait with its timeout's result. Clock reads never
+// stop: the vDSO is patched at every exec (vdso_patch.h). Threads, forks and execs are followed
+// (PTRACE_O_TRACECLONE/FORK/VFORK/EXEC); PTRACE_O_EXITKILL kills every traced process if the
+// tracer dies, and the tracer dies with the session owner (PR_SET_PDEATHSIG).
+#pragma once
+
+#include "timed_call.h"
+
+#include <vtime/session.h>
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace vtime::tracer {
+
+class Tracer {
+ public:
+  Tracer(Session& session, std::string segment_path);
+  // Serves requests, stops and deadlines until the session owner is gone. Returns an exit code.
+  int run();
+
+ private:
+  struct Thread {
+    pid_t pid = 0;           // its process
+    int32_t slot = -1;       // its waiter slot, kept between waits
+    bool in_wait = false;    // inside a rewritten call (as far as the tracer knows)
+    uint64_t seq = 0;        // that call's wait
+    TimedCall call;
+    bool interrupt_sent = false;
+    uint64_t interrupt_seq = 0;  // the wait the interrupt was sent for
+  };
+  struct Process {
+    bool maps_read = false;
+    // Code of the shim and of libc (where the shim's own calls come from): stops there run as
+    // they are, the shim already made them virtual.
+    std::vector<std::pair<uint64_t, uint64_t>> passthrough;
+    bool warned_uncontrolled = false;
+    bool go = false;  // a Go program: its sleeps and timed futex waits are housekeeping
+  };
+
+  void serve_requests();
+  void on_stop(pid_t tid, int status);
+  void on_call(pid_t tid);
+  void on_exec(pid_t tid);
+  void on_interrupted(pid_t tid);
+  void on_syscall_stop(pid_t tid);
+  void interrupt_due();
+  void forget(pid_t tid);
+  // The thread's wait is over (its slot back to Claimed).
+  void end_wait(Thread& t);
+  Thread& thread(pid_t tid);
+  bool passthrough(pid_t pid, uint64_t rip);
+  int32_t claim_slot(pid_t pid, pid_t tid);
+  void resume(pid_t tid, int sig = 0);
+
+  Session& session_;
+  abi::Segment& seg_;
+  std::string segment_path_;
+  std::unordered_map<pid_t, Thread> threads_;
+  std::unordered_map<pid_t, Process> processes_;
+};
+
+}  // namespace vtime::tracer
