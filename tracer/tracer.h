@@ -71,6 +71,7 @@ class Tracer {
   std::string segment_path_;
   std::unordered_map<pid_t, Thread> threads_;
   std::unordered_map<pid_t, Process> processes_;
+  int64_t spin_until_ns_ = 0;  // real time until which run() polls instead of sleeping
 };
 
 }  // namespace vtime::tracer

@@ -424,6 +424,14 @@ struct Controller::Impl {
     }
     if (watch_self && !sample_own_threads(own_before)) return false;
     if (c1.exits != reclaimed_exits) {
+      // A traced process that exited is reported to the tracer before its parent: until the
+      // tracer has reaped it, the parent (or vtime) cannot, and the tree is not done with it.
+      // The count saw it die; only /proc says whether it is still a traced zombie.
+      if (h.traced.load(std::memory_order_acquire) != 0) {
+        for (pid_t pid : pids()) {
+          if (proc.thread_state(pid, pid) == 'Z' && traced_zombie(pid)) return false;
+        }
+      }
       reclaim_dead();
       reclaimed_exits = c1.exits;
     }
@@ -462,11 +470,6 @@ struct Controller::Impl {
     TreeWatch::Counts c2 = watch->counts();
     uint64_t a2 = h.activity.load(std::memory_order_seq_cst);
     if (c2.active != 0) *busy_active = true;
-    if (h.traced.load(std::memory_order_acquire) != 0) {
-      // A thread stopped for the tracer is off every cpu, yet not idle: only /proc tells ('t').
-      give_up_kernel_count("a process of the tree is traced (tracer/)", LogLevel::kInfo);
-      return false;
-    }
     return c2.active == 0 && c2.generation == c1.generation && a1 == a2;
   }
 
