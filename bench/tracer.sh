@@ -2,7 +2,10 @@
 # The tracer's costs (issue 19), natively and under `vtime exec`, interleaved in one run.
 #
 # 1. time.Now() in a static Go program: (wall(N) - wall(0)) / N, natively and under vtime (the
-#    vDSO patched to read the virtual clock). Target: no slower than native.
+#    vDSO patched to read the virtual clock) with --cpu-cost 1ns: the read and the CPU-time
+#    model's charge, whose payments (a virtual sleep per --cpu-quantum of debt) are then one per
+#    million reads; at the default cost a loop of 20 million reads IS a busy-wait that pays a
+#    sleep every thousand reads past its burst. Target: no slower than native.
 # 2. One virtualised timed wait: a static C program calling nanosleep(1 us) N times (one seccomp
 #    stop, one idle decision, one advance and one interrupt each), and a Go program calling
 #    time.Sleep(1 us) N times; wall time per call under vtime, and natively for reference (where
@@ -37,8 +40,8 @@ N=20000000
 for r in $(seq "$rounds"); do
   wall "$tmp/now_loop" 0 >>"$tmp/n0"
   wall "$tmp/now_loop" $N >>"$tmp/nN"
-  wall "$vt" exec -- "$tmp/now_loop" 0 >>"$tmp/v0"
-  wall "$vt" exec -- "$tmp/now_loop" $N >>"$tmp/vN"
+  wall "$vt" exec --cpu-cost 1ns -- "$tmp/now_loop" 0 >>"$tmp/v0"
+  wall "$vt" exec --cpu-cost 1ns -- "$tmp/now_loop" $N >>"$tmp/vN"
 done
 native=$(echo "($(min <"$tmp/nN") - $(min <"$tmp/n0")) * 1000000000 / $N" | bc -l)
 vtime=$(echo "($(min <"$tmp/vN") - $(min <"$tmp/v0")) * 1000000000 / $N" | bc -l)

@@ -3,11 +3,19 @@
 // (__vdso_clock_gettime, __vdso_gettimeofday, __vdso_time). It reads the session's virtual clock
 // from the segment's first page, mapped read-only into the process, exactly as
 // vtime::Session::read_clock does (a seqlock of now, real base and rate; abi.h pins the offsets).
-// Position-independent, no relocations: the only data it uses is the pointer at its first byte,
-// written by the tracer. Clocks vtime does not virtualise go to the kernel.
+// Position-independent, no relocations: the only data it uses are the pointers at its start,
+// written by the tracer (clock_blob_layout.h). Clocks vtime does not virtualise go to the kernel.
+//
+// The CPU-time model `calls` (docs/design.md) is charged here too, per process: past a burst of
+// VTIME_CPU_BURST reads at one virtual instant, each read owes cpu_cost_ns, and a debt of
+// cpu_quantum_ns is paid with a nanosleep of that long (a virtual sleep, through the tracer),
+// so that a program spinning on the clock (a Go busy-wait on time.Since) sees time pass.
 //
 // Lives in .rodata: it is never run in the process that links it, only copied.
 
+#include "clock_blob_layout.h"
+
+#define SYS_nanosleep 35
 #define SYS_clock_gettime 228
 #define NS 1000000000
 
@@ -18,6 +26,10 @@
 vtime_clock_blob_begin:
 clock_ptr:
         .quad 0                       // ClockState* in the traced process
+header_ptr:
+        .quad 0                       // Header* (the segment's first page)
+state_ptr:
+        .quad 0                       // the charge state, a private read-write page
 
 // rax = virtual now (ns), r8 = ClockState*. Clobbers rcx, rdx, r9, r10, r11.
         .p2align 4
@@ -65,6 +77,52 @@ read_now:
         pop rdi
         ret
 
+// A clock read of the program: read_now, charged under the `calls` model. Same registers out
+// (rax now, r8 ClockState*); also clobbers nothing more than read_now.
+        .p2align 4
+charged_now:
+        call read_now
+        push rax
+        mov r10, [rip + header_ptr]
+        cmp dword ptr [r10 + VTIME_HDR_CPU_MODEL], VTIME_CPU_CALLS
+        jne 8f
+        mov r11, [rip + state_ptr]
+        cmp r9, [r11 + VTIME_STATE_SEQ]
+        je 1f
+        mov [r11 + VTIME_STATE_SEQ], r9       // a new instant: a new burst
+        mov qword ptr [r11 + VTIME_STATE_READS], 0
+        mov qword ptr [r11 + VTIME_STATE_DEBT], 0
+1:      add qword ptr [r11 + VTIME_STATE_READS], 1
+        cmp qword ptr [r11 + VTIME_STATE_READS], VTIME_CPU_BURST
+        jbe 8f
+        mov rcx, [r10 + VTIME_HDR_CPU_COST]
+        add rcx, [r11 + VTIME_STATE_DEBT]
+        mov [r11 + VTIME_STATE_DEBT], rcx
+        cmp rcx, [r10 + VTIME_HDR_CPU_QUANTUM]
+        jl 8f
+        // Pay: sleep the debt (a quantum) in virtual time, then read again.
+        mov qword ptr [r11 + VTIME_STATE_DEBT], 0
+        push rdi
+        push rsi
+        sub rsp, 16
+        mov rax, rcx
+        xor edx, edx
+        mov rcx, NS
+        div rcx
+        mov [rsp], rax
+        mov [rsp + 8], rdx
+        mov rdi, rsp
+        xor esi, esi
+        mov eax, SYS_nanosleep
+        syscall
+        add rsp, 16
+        pop rsi
+        pop rdi
+        add rsp, 8
+        jmp read_now                  // the time the payment moved to (tail call)
+8:      pop rax
+        ret
+
 // rax (virtual now) -> CLOCK_REALTIME ns: + epoch + shift.
 #define TO_REALTIME add rax, [r8 + 32]; add rax, [r8 + 48]
 
@@ -77,7 +135,7 @@ vtime_blob_clock_gettime:
         mov eax, 0xBF3                // REALTIME MONOTONIC MONOTONIC_RAW REALTIME_COARSE MONOTONIC_COARSE
         bt eax, edi                   // BOOTTIME REALTIME_ALARM BOOTTIME_ALARM TAI
         jnc 9f
-        call read_now
+        call charged_now
         mov ecx, 0x921                // the realtime ones: REALTIME REALTIME_COARSE REALTIME_ALARM TAI
         bt ecx, edi
         jc 1f
@@ -101,7 +159,7 @@ vtime_blob_clock_gettime:
 vtime_blob_gettimeofday:
         test rdi, rdi
         jz 1f
-        call read_now
+        call charged_now
         TO_REALTIME
         xor edx, edx
         mov rcx, NS
@@ -122,7 +180,7 @@ vtime_blob_gettimeofday:
         .p2align 4
         .globl vtime_blob_time
 vtime_blob_time:
-        call read_now
+        call charged_now
         TO_REALTIME
         xor edx, edx
         mov rcx, NS

@@ -156,7 +156,9 @@ void Tracer::on_stop(pid_t tid, int status) {
         Thread& c = thread(static_cast<pid_t>(child));
         if (event != PTRACE_EVENT_CLONE) {
           seg_.header.traced.fetch_add(1, std::memory_order_acq_rel);
-          processes_[c.pid].go = processes_[thread(tid).pid].go;  // the same image until it executes
+          Process& parent = processes_[thread(tid).pid];  // the same image until it executes
+          processes_[c.pid].go = parent.go;
+          processes_[c.pid].clock_code = parent.clock_code;
         }
       }
       resume(tid);
@@ -276,7 +278,11 @@ void Tracer::on_call(pid_t tid) {
   // In a Go program, sleeps and timed futex waits are the runtime's own (sysmon, spinning
   // threads); the program's timers wait in epoll_pwait (the network poller).
   long orig_nr = static_cast<long>(r_orig_nr);
-  bool housekeeping = processes_[t.pid].go && (orig_nr == SYS_nanosleep || orig_nr == SYS_futex);
+  Process& proc = processes_[t.pid];
+  // The clock code's own sleeps pay the CPU-time model's debt: the program's time, not the runtime's.
+  bool paying = proc.clock_code != 0 && r.rip >= proc.clock_code && r.rip < proc.clock_code + 4096;
+  bool housekeeping = proc.go && !paying && (orig_nr == SYS_nanosleep || orig_nr == SYS_futex);
+  if (paying) s.reason.store(abi::kReasonCpu, std::memory_order_relaxed);
   s.tracer_flags.store((call->exit_tracked ? abi::kTracerExitTracked : 0) | (housekeeping ? abi::kTracerHousekeeping : 0) |
                            (processes_[t.pid].go ? abi::kTracerAnyThread : 0),
                        std::memory_order_relaxed);
@@ -420,7 +426,7 @@ void Tracer::on_exec(pid_t tid) {
   processes_[tid].go = detail::exec_kind(exe) == detail::ExecKind::kGo;
   int held = 0;
   std::string why;
-  if (!patch_vdso(tid, tid, segment_path_, &held, why)) {
+  if (!patch_vdso(tid, tid, segment_path_, &held, &processes_[tid].clock_code, why)) {
     fprintf(stderr, "vtime: pid %d (%s) reads the real clock: %s\n", static_cast<int>(tid), comm_of(tid).c_str(),
             why.c_str());
   }

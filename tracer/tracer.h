@@ -49,6 +49,7 @@ class Tracer {
     std::vector<std::pair<uint64_t, uint64_t>> passthrough;
     bool warned_uncontrolled = false;
     bool go = false;  // a Go program: its sleeps and timed futex waits are housekeeping
+    uint64_t clock_code = 0;  // the injected clock code's page (vdso_patch.h), 0 if none
   };
 
   void serve_requests();

@@ -1,7 +1,10 @@
 // Pointing a traced process's vDSO clock functions to injected code (see vdso_patch.h).
 #include "vdso_patch.h"
 
+#include "clock_blob_layout.h"
 #include "inferior.h"
+
+#include "../libvtime/src/cpu_charge.h"
 
 #include <vtime/abi.h>
 
@@ -14,6 +17,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 extern "C" {
@@ -27,6 +31,13 @@ extern const unsigned char vtime_blob_time[];
 
 namespace vtime::tracer {
 namespace {
+
+static_assert(offsetof(abi::Header, cpu_model) == VTIME_HDR_CPU_MODEL &&
+                  offsetof(abi::Header, cpu_cost_ns) == VTIME_HDR_CPU_COST &&
+                  offsetof(abi::Header, cpu_quantum_ns) == VTIME_HDR_CPU_QUANTUM,
+              "clock_blob_layout.h is out of date");
+static_assert(abi::kCpuCalls == VTIME_CPU_CALLS && detail::kCpuBurstCalls == VTIME_CPU_BURST,
+              "clock_blob_layout.h is out of date");
 
 uint64_t auxv_value(pid_t pid, uint64_t type) {
   char path[64];
@@ -99,7 +110,8 @@ std::vector<unsigned char> jump_to(uint64_t target) {
 
 }  // namespace
 
-bool patch_vdso(pid_t pid, pid_t tid, const std::string& segment_path, int* held, std::string& why) {
+bool patch_vdso(pid_t pid, pid_t tid, const std::string& segment_path, int* held, uint64_t* code_page,
+                std::string& why) {
   uint64_t base = auxv_value(pid, AT_SYSINFO_EHDR);
   if (base == 0) {
     why = "the process has no vDSO";
@@ -143,14 +155,19 @@ bool patch_vdso(pid_t pid, pid_t tid, const std::string& segment_path, int* held
   auto page = remote_syscall(tid, insn, held, SYS_mmap, 0, 4096, PROT_READ, MAP_SHARED, *fd, 0);
   remote_syscall(tid, insn, held, SYS_close, *fd);
   auto code = remote_syscall(tid, insn, held, SYS_mmap, 0, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (!page || !code || (*page < 0 && *page > -4096) || (*code < 0 && *code > -4096)) {
+  auto state = remote_syscall(tid, insn, held, SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  auto failed = [](const std::optional<long>& r) { return !r || (*r < 0 && *r > -4096); };
+  if (failed(page) || failed(code) || failed(state)) {
     why = "mmap in the process failed";
     return false;
   }
   size_t blob_size = static_cast<size_t>(vtime_clock_blob_end - vtime_clock_blob_begin);
   std::vector<unsigned char> blob(vtime_clock_blob_begin, vtime_clock_blob_end);
-  uint64_t clock_addr = static_cast<uint64_t>(*page) + offsetof(abi::Header, clock);
-  memcpy(blob.data(), &clock_addr, sizeof clock_addr);
+  uint64_t pointers[3] = {static_cast<uint64_t>(*page) + offsetof(abi::Header, clock), static_cast<uint64_t>(*page),
+                          static_cast<uint64_t>(*state)};
+  static_assert(VTIME_BLOB_CLOCK_PTR == 0 && VTIME_BLOB_HEADER_PTR == 8 && VTIME_BLOB_STATE_PTR == 16);
+  memcpy(blob.data(), pointers, sizeof pointers);
+  *code_page = static_cast<uint64_t>(*code);
   if (blob_size > 4096 || !write_mem(pid, static_cast<uint64_t>(*code), blob.data(), blob.size())) {
     why = "cannot write the clock code";
     return false;

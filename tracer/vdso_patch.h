@@ -17,8 +17,10 @@
 namespace vtime::tracer {
 
 // Patches the vDSO of process `pid`, stopped at its exec stop in thread `tid`. `segment_path` is
-// the session's attach spec. On failure, `why` says what went wrong (the process then reads the
-// real clock: the caller reports it). A signal arriving meanwhile is held in *held.
-bool patch_vdso(pid_t pid, pid_t tid, const std::string& segment_path, int* held, std::string& why);
+// the session's attach spec. *code_page is where the clock code went (its sleeps, which pay the
+// CPU-time model's debt, are the program's). On failure, `why` says what went wrong (the process
+// then reads the real clock: the caller reports it). A signal arriving meanwhile is held in *held.
+bool patch_vdso(pid_t pid, pid_t tid, const std::string& segment_path, int* held, uint64_t* code_page,
+                std::string& why);
 
 }  // namespace vtime::tracer

@@ -15,6 +15,8 @@ forever (Go, sleeps forever) and static_clock (a statically linked C program).
                         dynamic programs from a traced one): exact instants, the same clock;
   static_c              a static C program's nanosleep, clock_nanosleep, select and vDSO clock
                         reads;
+  go_spin               a Go loop on time.Since for 100 ms ends at exactly 100 ms under the
+                        default CPU-time model (the injected clock code charges reads), twice;
   static_signal         a signal from a (traced, forked) child interrupts a 10 s nanosleep at
                         virtual 1 s with EINTR, as natively;
   real_timeout          a wait vtime leaves on the real clock (sigtimedwait) is named, exit 123,
@@ -36,7 +38,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 UNPRIVILEGED = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-CASES = ["go_static", "go_cgo", "go_unprivileged", "go_via_shell", "go_spawns", "static_c", "static_signal",
+CASES = ["go_static", "go_cgo", "go_unprivileged", "go_via_shell", "go_spawns", "go_spin", "static_c", "static_signal",
          "real_timeout", "etcd", "kill_vtime"]
 
 
@@ -116,6 +118,15 @@ def main():
         want = "sleep 1.5 done at 1.500000\nsleep 0.25 done at 1.750000\ndate says 00:00:01\n"
         if outs != {want}:
             fail("expected %r" % want)
+    elif c == "go_spin":
+        outs = set()
+        for _ in range(2):
+            r = run(args, [b("spin")], timeout=60)
+            if r.returncode != 0:
+                fail("exit %d" % r.returncode)
+            outs.add(r.stdout)
+        if outs != {"spun until 0.100000\n"}:
+            fail("expected 'spun until 0.100000' on both runs")
     elif c == "static_signal":
         outs = set()
         for _ in range(2):
