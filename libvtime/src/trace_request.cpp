@@ -120,6 +120,9 @@ int request_trace(abi::Segment& seg) {
   pid_t tracer = h.tracer_pid.load(std::memory_order_acquire);
   if (tracer <= 0) return ESRCH;
   pid_t tid = gettid_raw();
+  // Under Yama's ptrace_scope 1 (Ubuntu's default) only an ancestor may attach, and the tracer is
+  // a sibling of the tree: name it as ours. Without Yama the call fails with EINVAL: harmless.
+  raw_syscall6(SYS_prctl, PR_SET_PTRACER, tracer, 0, 0, 0, 0);
   for (;;) {
     for (auto& r : h.trace_requests) {
       uint32_t expected = 0;
