@@ -3,6 +3,8 @@
 
 #include "inferior.h"
 
+#include "../libvtime/src/context.h"
+
 #include <vtime/session.h>
 
 #include <linux/futex.h>
@@ -18,20 +20,6 @@ namespace {
 
 constexpr long kErestartsys = 512, kErestartnointr = 513, kErestartnohand = 514, kErestartRestartblock = 516;
 
-bool virtual_clock(long clk) {
-  switch (clk) {
-    case CLOCK_REALTIME: case CLOCK_REALTIME_COARSE: case CLOCK_TAI: case CLOCK_REALTIME_ALARM:
-    case CLOCK_MONOTONIC: case CLOCK_MONOTONIC_RAW: case CLOCK_MONOTONIC_COARSE:
-    case CLOCK_BOOTTIME: case CLOCK_BOOTTIME_ALARM:
-      return true;
-    default:
-      return false;
-  }
-}
-bool realtime_clock(long clk) {
-  return clk == CLOCK_REALTIME || clk == CLOCK_REALTIME_COARSE || clk == CLOCK_TAI || clk == CLOCK_REALTIME_ALARM;
-}
-
 // A timespec in the thread's memory, in ns; nullopt if unreadable or invalid (the kernel
 // answers EINVAL or EFAULT itself).
 std::optional<int64_t> read_timespec(pid_t pid, uint64_t addr) {
@@ -40,6 +28,20 @@ std::optional<int64_t> read_timespec(pid_t pid, uint64_t addr) {
   if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000) return std::nullopt;
   if (ts.tv_sec > 9000000000LL) return INT64_MAX / 2;  // centuries: as good as forever
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// The timeout of an fd wait, in ns: an int of milliseconds (epoll_wait, poll; negative: none) or
+// a timespec pointer (epoll_pwait2, ppoll; NULL: none); nullopt for none, zero or unreadable.
+std::optional<int64_t> fd_wait_timeout(pid_t pid, bool pointer, uint64_t arg) {
+  if (pointer) {
+    if (arg == 0) return std::nullopt;
+    auto d = read_timespec(pid, arg);
+    if (!d || *d == 0) return std::nullopt;
+    return d;
+  }
+  int ms = static_cast<int>(arg);
+  if (ms <= 0) return std::nullopt;
+  return static_cast<int64_t>(ms) * 1000000;
 }
 
 }  // namespace
@@ -64,11 +66,11 @@ std::optional<TimedCall> decode(pid_t pid, const user_regs_struct& r, const abi:
     }
     case SYS_clock_nanosleep: {
       long id = static_cast<long>(r.rdi);
-      if (!virtual_clock(id)) return std::nullopt;
+      if (!detail::is_virtual_clock(static_cast<clockid_t>(id))) return std::nullopt;
       auto d = read_timespec(pid, r.rdx);
       if (!d) return std::nullopt;
       if (r.rsi & TIMER_ABSTIME) {
-        c.realtime_abs = realtime_clock(id);
+        c.realtime_abs = detail::is_realtime_clock(static_cast<clockid_t>(id));
         c.deadline_ns = *d - (c.realtime_abs ? realtime_base : clk.mono_origin_ns);
       } else {
         c.deadline_ns = relative(*d);
@@ -101,15 +103,9 @@ std::optional<TimedCall> decode(pid_t pid, const user_regs_struct& r, const abi:
     case SYS_epoll_pwait2: {
       // A signal mask (r8) leaves no argument for the tag (r9 is its size).
       c.exit_tracked = nr != SYS_epoll_wait && r.r8 != 0;
-      if (nr == SYS_epoll_pwait2) {
-        auto d = read_timespec(pid, r.r10);
-        if (!d || *d == 0) return std::nullopt;
-        c.deadline_ns = relative(*d);
-      } else {
-        int ms = static_cast<int>(r.r10);
-        if (ms <= 0) return std::nullopt;
-        c.deadline_ns = relative(static_cast<int64_t>(ms) * 1000000);
-      }
+      auto d = fd_wait_timeout(pid, nr == SYS_epoll_pwait2, r.r10);
+      if (!d) return std::nullopt;
+      c.deadline_ns = relative(*d);
       c.reason = abi::kReasonEpoll;
       c.nr = SYS_epoll_pwait;
       c.tag_arg = 5;
@@ -117,16 +113,11 @@ std::optional<TimedCall> decode(pid_t pid, const user_regs_struct& r, const abi:
     }
     case SYS_poll:
     case SYS_ppoll: {
-      if (nr == SYS_ppoll) {
-        c.exit_tracked = r.r10 != 0;  // a signal mask: r8 is its size, no room for the tag
-        auto d = read_timespec(pid, r.rdx);
-        if (!d || *d == 0) return std::nullopt;
-        c.deadline_ns = relative(*d);
-      } else {
-        int ms = static_cast<int>(r.rdx);
-        if (ms <= 0) return std::nullopt;
-        c.deadline_ns = relative(static_cast<int64_t>(ms) * 1000000);
-      }
+      // ppoll with a signal mask: r8 is its size, no room for the tag.
+      c.exit_tracked = nr == SYS_ppoll && r.r10 != 0;
+      auto d = fd_wait_timeout(pid, nr == SYS_ppoll, r.rdx);
+      if (!d) return std::nullopt;
+      c.deadline_ns = relative(*d);
       c.reason = abi::kReasonPoll;
       c.nr = SYS_ppoll;
       c.tag_arg = 4;

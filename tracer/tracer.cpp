@@ -214,26 +214,6 @@ bool Tracer::passthrough(pid_t pid, uint64_t rip) {
   return false;
 }
 
-int32_t Tracer::claim_slot(pid_t pid, pid_t tid) {
-  auto& high = seg_.header.waiter_high;
-  for (uint32_t i = 0; i < abi::kWaiterSlots; ++i) {
-    auto& s = seg_.waiters[i];
-    if (s.state.load(std::memory_order_relaxed) != abi::kFree) continue;
-    uint32_t hw = high.load(std::memory_order_seq_cst);
-    while (hw <= i && !high.compare_exchange_weak(hw, i + 1, std::memory_order_seq_cst)) {
-    }
-    uint32_t expected = abi::kFree;
-    if (!s.state.compare_exchange_strong(expected, abi::kClaimed, std::memory_order_acq_rel)) continue;
-    s.pid.store(pid, std::memory_order_relaxed);
-    s.tid.store(tid, std::memory_order_relaxed);
-    s.process.store(abi::kNoProcess, std::memory_order_relaxed);
-    s.is_timer.store(0, std::memory_order_relaxed);
-    s.deadline.store(abi::kNoDeadline, std::memory_order_relaxed);
-    return static_cast<int32_t>(i);
-  }
-  return -1;
-}
-
 void Tracer::on_call(pid_t tid) {
   Thread& t = thread(tid);
   user_regs_struct r{};
@@ -256,7 +236,10 @@ void Tracer::on_call(pid_t tid) {
     resume(tid);
     return;
   }
-  if (t.slot < 0 || seg_.waiters[t.slot].tid.load(std::memory_order_acquire) != tid) t.slot = claim_slot(t.pid, tid);
+  if (t.slot < 0 || seg_.waiters[t.slot].tid.load(std::memory_order_acquire) != tid) {
+    uint32_t i = detail::claim_waiter_slot(seg_, t.pid, tid, abi::kNoProcess, false);
+    t.slot = i == detail::kNoSlot ? -1 : static_cast<int32_t>(i);
+  }
   if (t.slot < 0) {
     fprintf(stderr, "vtime: waiter table full (%u slots)\n", abi::kWaiterSlots);
     resume(tid);

@@ -64,7 +64,6 @@ class Tracer {
   void end_wait(Thread& t);
   Thread& thread(pid_t tid);
   bool passthrough(pid_t pid, uint64_t rip);
-  int32_t claim_slot(pid_t pid, pid_t tid);
   void resume(pid_t tid, int sig = 0);
 
   Session& session_;

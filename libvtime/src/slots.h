@@ -6,6 +6,10 @@
 
 #include "futex.h"
 
+#include <sys/types.h>
+
+#include <cstdint>
+
 namespace vtime::detail {
 
 // How many waiter slots to scan: none at or above this index has ever been claimed.
@@ -13,6 +17,14 @@ inline uint32_t waiter_limit(const abi::Segment& seg) {
   uint32_t n = seg.header.waiter_high.load(std::memory_order_seq_cst);
   return n;
 }
+
+inline constexpr uint32_t kNoSlot = UINT32_MAX;
+
+// Claims a free slot for thread `tid` of process `pid` (or, is_timer, for the process), whose
+// process slot is `process` (abi::kNoProcess for a process the tracer runs); kNoSlot when the
+// table is full. Lowest free slot first, so the used part of the table stays short (the
+// controller scans up to waiter_high on every look).
+uint32_t claim_waiter_slot(abi::Segment& seg, pid_t pid, pid_t tid, uint32_t process, bool is_timer);
 
 // Giving a slot back. The owner ids are cleared before the state, so a slot being claimed
 // (Free -> Claimed, ids not written yet) never carries the ids of a dead owner that the

@@ -44,12 +44,11 @@ uint32_t claim_thread_slot(ProcessContext& c, pid_t tid) {
 
 }  // namespace
 
-uint32_t try_claim_slot(ProcessContext& c, pid_t tid, bool is_timer) {
-  // Lowest free slot first, so the used part of the table stays short (the controller scans up
-  // to waiter_high on every look). A thread claims its slot once and keeps it between waits.
-  auto& high = c.seg->header.waiter_high;
+uint32_t claim_waiter_slot(abi::Segment& seg, pid_t pid, pid_t tid, uint32_t process, bool is_timer) {
+  // A thread claims its slot once and keeps it between waits.
+  auto& high = seg.header.waiter_high;
   for (uint32_t i = 0; i < abi::kWaiterSlots; ++i) {
-    auto& s = c.seg->waiters[i];
+    auto& s = seg.waiters[i];
     if (s.state.load(std::memory_order_relaxed) != abi::kFree) continue;
     // Raised before the claim: a scan that sees the slot in use also sees it within the limit.
     uint32_t h = high.load(std::memory_order_seq_cst);
@@ -57,15 +56,19 @@ uint32_t try_claim_slot(ProcessContext& c, pid_t tid, bool is_timer) {
     }
     uint32_t expected = abi::kFree;
     if (s.state.compare_exchange_strong(expected, abi::kClaimed, std::memory_order_acq_rel)) {
-      s.pid.store(c.pid, std::memory_order_relaxed);
+      s.pid.store(pid, std::memory_order_relaxed);
       s.tid.store(tid, std::memory_order_relaxed);
-      s.process.store(c.proc_index, std::memory_order_relaxed);
+      s.process.store(process, std::memory_order_relaxed);
       s.is_timer.store(is_timer ? 1 : 0, std::memory_order_relaxed);
       s.deadline.store(abi::kNoDeadline, std::memory_order_relaxed);
       return i;
     }
   }
   return kNoSlot;
+}
+
+uint32_t try_claim_slot(ProcessContext& c, pid_t tid, bool is_timer) {
+  return claim_waiter_slot(*c.seg, c.pid, tid, c.proc_index, is_timer);
 }
 
 ThreadState& thread_state() { return t_state; }

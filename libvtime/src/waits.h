@@ -8,6 +8,7 @@
 
 #include "agent.h"
 #include "context.h"
+#include "slots.h"
 
 #include <cstdint>
 
@@ -23,7 +24,6 @@ struct ThreadState {
 
 ThreadState& thread_state();
 // Claims a free slot for thread `tid` (or, is_timer, for the process); kNoSlot when full.
-inline constexpr uint32_t kNoSlot = UINT32_MAX;
 uint32_t try_claim_slot(ProcessContext& c, pid_t tid, bool is_timer);
 // Forget the slot and eventfd of the thread that forked (in the child).
 void thread_after_fork_child();
