@@ -3,15 +3,14 @@
 
 #include "agent_link.h"
 #include "daemon_set.h"
+#include "loopback_ports.h"
+#include "vtime_hooks.h"
 #include "slurm_client.h"
 #include "slurm_conf.h"
 
 #include <vtime/protocol/codec.h>
 
-#include <dlfcn.h>
-#include <netinet/in.h>
 #include <pwd.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,46 +32,15 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace vtime::protocol;
+using bridges::DaemonError;
+using bridges::DaemonSet;
+using bridges::request_tick;
 
 // Ends the run with an exit code and one message for the user.
 struct Fail : std::runtime_error {
   int code;
   Fail(int c, const std::string& what) : std::runtime_error(what), code(c) {}
 };
-
-// vtime_request_tick / vtime_ticks_on_request from the shim, when running under vtime (see
-// vtime/vtime.h); nothing outside vtime.
-void call_shim(const char* name) {
-  using Fn = int (*)();
-  if (auto fn = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, name))) fn();
-}
-void request_tick() { call_shim("vtime_request_tick"); }
-
-bool port_free(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bool ok = bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-  close(fd);
-  return ok;
-}
-
-// A run of `count` free loopback ports, starting somewhere that depends on the pid so that
-// parallel runs look in different places first. Ports never reach Batsim or the outputs.
-int find_ports(int count) {
-  const int lo = 20000, hi = 60000;
-  int start = lo + static_cast<int>((static_cast<unsigned>(getpid()) * 7919u) % static_cast<unsigned>(hi - lo));
-  for (int tries = 0; tries < 400; ++tries) {
-    int base = lo + (start - lo + tries * 97) % (hi - lo - count);
-    bool all = true;
-    for (int p = base; p < base + count && all; ++p) all = port_free(p);
-    if (all) return base;
-  }
-  throw Fail(kBridgeSlurmFailed, "no run of " + std::to_string(count) + " free loopback ports for the Slurm daemons");
-}
 
 std::string safe_name(const std::string& id) {
   std::string out = id;
@@ -107,7 +75,7 @@ class Bridge {
     sock_.bind(o.endpoint);
     // Every decision of ours is heard from a job agent, which asks for a tick: the timers of
     // Slurm's daemons (ten a virtual second) have nothing to tell Batsim by themselves.
-    call_shim("vtime_ticks_on_request");
+    bridges::ticks_on_request();
   }
 
   int run() {
@@ -279,7 +247,11 @@ class Bridge {
     c.dir = dir_;
     for (auto& r : b.compute_resources) c.resource_ids.push_back(r.id);
     if (c.resource_ids.empty()) throw Fail(kBridgeProtocol, "the platform has no compute resource");
-    c.base_port = find_ports(static_cast<int>(c.resource_ids.size()) + 1);
+    try {
+      c.base_port = bridges::find_loopback_ports(static_cast<int>(c.resource_ids.size()) + 1);
+    } catch (const std::runtime_error& e) {
+      throw Fail(kBridgeSlurmFailed, e.what());
+    }
     c.user = user_name();
     std::string conf = dir_ + "/slurm.conf";
     {
@@ -307,19 +279,14 @@ class Bridge {
     wait_until("every node to be idle", [&] { return client_->idle_nodes() == want; });
   }
 
-  // Polls `ready` every 10 ms of this process's clock (virtual under vtime: the set-up of the
-  // cluster is not simulated time, see docs/slurm.md) until it holds, a daemon dies, or the
-  // start-up timeout passes.
+  // Waits (in this process's virtual time) until `ready` holds; a daemon dying or the start-up
+  // timeout passing fails the run.
   template <class F>
   void wait_until(const char* what, F ready) {
-    for (int waited_ms = 0;; waited_ms += 10) {
-      if (auto dead = daemons_.reap()) throw Fail(kBridgeSlurmFailed, *dead);
-      if (ready()) return;
-      if (waited_ms >= o_.start_timeout_s * 1000) {
-        throw Fail(kBridgeSlurmFailed, std::string("timed out after ") + std::to_string(o_.start_timeout_s) +
-                                           " s waiting for " + what + "; see the logs in " + dir_ + "/log");
-      }
-      usleep(10000);
+    try {
+      daemons_.wait_until(what, std::chrono::seconds(o_.start_timeout_s), "see the logs in " + dir_ + "/log", ready);
+    } catch (const DaemonError& e) {
+      throw Fail(kBridgeSlurmFailed, e.what());
     }
   }
 

@@ -1,4 +1,4 @@
-// A set of daemons started and watched by a bridge scheduler (vtime-slurm; vtime-k8s later).
+// A set of daemons started and watched by a bridge scheduler (vtime-slurm, vtime-k8s).
 //
 // What it is for: a bridge runs a real resource manager's daemons as its own children, inside
 // the wrapped tree, so they live in virtual time. It must notice at once when one dies (a pidfd
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-namespace vtime::slurm {
+namespace vtime::bridges {
 
 struct DaemonSpec {
   std::string name;               // how the user knows it: "slurmctld", "slurmd n3"
@@ -59,6 +59,22 @@ class DaemonSet {
   // SIGKILLs the rest. Returns the names of the daemons that had to be signalled.
   std::vector<std::string> stop_all(std::chrono::milliseconds grace);
 
+  // Polls `ready` every 10 ms of this process's clock (virtual under vtime: a bridge's set-up is
+  // not simulated time) until it holds. Throws DaemonError when a daemon dies first (described as
+  // reap() does) or when `timeout` passes ("timed out after N s waiting for WHAT; HINT").
+  template <class F>
+  void wait_until(const std::string& what, std::chrono::seconds timeout, const std::string& hint, F ready) {
+    for (long waited_ms = 0;; waited_ms += 10) {
+      if (auto dead = reap()) throw DaemonError(*dead);
+      if (ready()) return;
+      if (waited_ms >= timeout.count() * 1000) {
+        throw DaemonError("timed out after " + std::to_string(timeout.count()) + " s waiting for " + what +
+                          (hint.empty() ? "" : "; " + hint));
+      }
+      sleep_10ms();
+    }
+  }
+
   // The last `lines` lines of a file ("" when unreadable).
   static std::string tail(const std::string& path, int lines);
 
@@ -70,10 +86,11 @@ class DaemonSet {
     bool exited = false;
     int status = 0;
   };
+  static void sleep_10ms();
   std::string describe_exit(const Daemon& d) const;
   bool reap_one(Daemon& d);
   std::vector<Daemon> daemons_;
   bool stopping_ = false;
 };
 
-}  // namespace vtime::slurm
+}  // namespace vtime::bridges

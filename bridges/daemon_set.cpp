@@ -13,7 +13,7 @@
 #include <deque>
 #include <fstream>
 
-namespace vtime::slurm {
+namespace vtime::bridges {
 
 DaemonSet::~DaemonSet() {
   for (auto& d : daemons_) {
@@ -149,6 +149,8 @@ std::vector<std::string> DaemonSet::stop_all(std::chrono::milliseconds grace) {
   return signalled;
 }
 
+void DaemonSet::sleep_10ms() { usleep(10000); }
+
 std::string DaemonSet::describe_exit(const Daemon& d) const {
   std::string how;
   if (WIFSIGNALED(d.status)) {
@@ -182,4 +184,4 @@ std::string DaemonSet::tail(const std::string& path, int lines) {
   return out;
 }
 
-}  // namespace vtime::slurm
+}  // namespace vtime::bridges

@@ -1,0 +1,19 @@
+// vtime_request_tick / vtime_ticks_on_request from the shim (see vtime_hooks.h, vtime/vtime.h).
+#include "vtime_hooks.h"
+
+#include <dlfcn.h>
+
+namespace vtime::bridges {
+namespace {
+
+void call_shim(const char* name) {
+  using Fn = int (*)();
+  if (auto fn = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, name))) fn();
+}
+
+}  // namespace
+
+void request_tick() { call_shim("vtime_request_tick"); }
+void ticks_on_request() { call_shim("vtime_ticks_on_request"); }
+
+}  // namespace vtime::bridges
