@@ -74,4 +74,13 @@ std::string find_slurm_bridge(std::string& why) {
                         "vtime-slurm (built only when libslurm-dev is installed)", why);
 }
 
+std::string find_k8s_bridge(std::string& why) {
+#ifdef VTIME_BUILD_K8S
+  const char* built = VTIME_BUILD_K8S;
+#else
+  const char* built = nullptr;
+#endif
+  return find_companion("VTIME_K8S", {"vtime-k8s", "../k8s/vtime-k8s"}, built, X_OK, "vtime-k8s", why);
+}
+
 }  // namespace vtime::cli

@@ -20,4 +20,8 @@ std::string find_rewriter(std::string& why);
 // $VTIME_SLURM overrides the search.
 std::string find_slurm_bridge(std::string& why);
 
+// Absolute path of vtime-k8s (the Kubernetes bridge), or an empty string (with `why` set).
+// $VTIME_K8S overrides the search.
+std::string find_k8s_bridge(std::string& why);
+
 }  // namespace vtime::cli

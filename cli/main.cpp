@@ -24,6 +24,9 @@ int main(int argc, char** argv) {
 #ifdef VTIME_WITH_SLURM
   commands.push_back(vtime::cli::register_slurm(root));
 #endif
+#ifdef VTIME_WITH_K8S
+  commands.push_back(vtime::cli::register_k8s(root));
+#endif
 #ifdef VTIME_WITH_REWRITE
   commands.push_back(vtime::cli::register_rewrite(root));
 #endif

@@ -1,0 +1,298 @@
+// vtime-k8s's conversation loop (see bridge.h).
+#include "bridge.h"
+
+#include "cluster.h"
+#include "vtime_hooks.h"
+
+#include <vtime/protocol/codec.h>
+
+#include <poll.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+#include <zmq.hpp>
+
+namespace vtime::k8s {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace vtime::protocol;
+
+// Ends the run with an exit code and one message for the user.
+struct Fail : std::runtime_error {
+  int code;
+  Fail(int c, const std::string& what) : std::runtime_error(what), code(c) {}
+};
+
+class Bridge {
+ public:
+  explicit Bridge(const BridgeOptions& o) : o_(o) {
+    prepare_dir();
+    ClusterOptions c;
+    c.dir = dir_;
+    c.bin_dir = o.bin_dir;
+    c.etcd = o.etcd;
+    c.scheduler_config = o.scheduler_config;
+    c.scheduler_flags = o.scheduler_flags;
+    c.apiserver_flags = o.apiserver_flags;
+    c.start_timeout = std::chrono::seconds(o.start_timeout_s);
+    cluster_ = std::make_unique<Cluster>(std::move(c));
+    sock_ = zmq::socket_t(ctx_, zmq::socket_type::rep);
+    sock_.set(zmq::sockopt::linger, 1000);
+    sock_.bind(o.endpoint);
+    // Every decision of ours is a binding heard on the watch, which asks for a tick: the timers
+    // of etcd, the API server and the scheduler have nothing to tell Batsim by themselves.
+    bridges::ticks_on_request();
+  }
+
+  int run() {
+    try {
+      loop();
+      return kBridgeOk;
+    } catch (const Fail& f) {
+      fprintf(stderr, "vtime-k8s: %s\n", f.what());
+      cluster_->stop(false);
+      return f.code;
+    }
+  }
+
+ private:
+  struct Job {
+    std::string batsim_id;
+    std::string pod;
+    size_t seq = 0;     // submission order
+    bool started = false;
+  };
+
+  // The run's directory: created, or emptied when it holds an earlier run of ours; anything
+  // else is not ours to delete.
+  void prepare_dir() {
+    std::error_code ec;
+    fs::path d = fs::absolute(o_.dir, ec);
+    if (fs::exists(d)) {
+      bool ours = fs::exists(d / "kubeconfig") || fs::is_empty(d, ec);
+      if (!ours) {
+        throw Fail(kBridgeUsage, "directory " + d.string() + " exists and was not made by vtime-k8s; give "
+                                 "another --dir or remove it");
+      }
+      fs::remove_all(d, ec);
+    }
+    fs::create_directories(d, ec);
+    if (ec) throw Fail(kBridgeUsage, "cannot create " + d.string() + ": " + ec.message());
+    dir_ = d.string();
+  }
+
+  void loop() {
+    for (;;) {
+      std::vector<zmq::pollitem_t> items;
+      items.push_back({sock_.handle(), 0, ZMQ_POLLIN, 0});
+      size_t watch_item = 0;
+      if (watch_) {
+        watch_item = items.size();
+        items.push_back({nullptr, watch_->fd(), ZMQ_POLLIN, 0});
+      }
+      for (int fd : cluster_->fds()) items.push_back({nullptr, fd, ZMQ_POLLIN, 0});
+      try {
+        zmq::poll(items.data(), items.size(), std::chrono::milliseconds(-1));
+      } catch (const zmq::error_t& e) {
+        if (e.num() == EINTR) continue;
+        throw Fail(kBridgeProtocol, std::string("ZeroMQ: ") + e.what());
+      }
+      check_cluster();
+      // Bindings first: what the watch holds was sent before Batsim's message (the tree was
+      // idle when the broker sent it), so it belongs in this reply, whatever the wake-up order.
+      if (watch_item && items[watch_item].revents) on_watch();
+      if (items[0].revents & ZMQ_POLLIN) {
+        zmq::message_t m;
+        if (!sock_.recv(m, zmq::recv_flags::dontwait)) continue;
+        if (!on_message(m.to_string())) return;
+      }
+    }
+  }
+
+  void check_cluster() {
+    try {
+      cluster_->check_alive();
+    } catch (const ClusterError& e) {
+      throw Fail(kBridgeK8sFailed, e.what());
+    }
+  }
+
+  // --- Batsim's side ----------------------------------------------------------------------
+  // Returns false after SIMULATION_ENDS (answered, cluster stopped).
+  bool on_message(const std::string& bytes) {
+    auto in = parse_message(bytes, Direction::to_scheduler);
+    if (!in) throw Fail(kBridgeProtocol, "invalid message from Batsim: " + in.error());
+    Message reply;
+    reply.now = in->now;
+    take_pending(reply);
+    bool ends = false;
+    try {
+      for (const Event& e : in->events) {
+        if (auto* b = std::get_if<SimulationBegins>(&e.payload)) {
+          start_cluster(*b);
+        } else if (auto* s = std::get_if<JobSubmitted>(&e.payload)) {
+          submit(*s, reply);
+        } else if (auto* c = std::get_if<JobCompleted>(&e.payload)) {
+          end_job(c->job_id);
+        } else if (auto* k = std::get_if<JobKilled>(&e.payload)) {
+          for (auto& id : k->job_ids) end_job(id);
+        } else if (std::holds_alternative<SimulationEnds>(e.payload)) {
+          ends = true;
+        }
+      }
+    } catch (const ApiError& e) {
+      check_cluster();
+      throw Fail(kBridgeK8sFailed, e.what());
+    } catch (const ClusterError& e) {
+      throw Fail(kBridgeK8sFailed, e.what());
+    }
+    for (Event& e : reply.events) e.timestamp = in->now;
+    std::string out = serialise(reply);
+    sock_.send(zmq::buffer(out), zmq::send_flags::none);
+    if (ends) {
+      watch_.reset();
+      cluster_->stop(true);
+      return false;
+    }
+    return true;
+  }
+
+  // Decisions heard before this message, in submission order.
+  void take_pending(Message& reply) {
+    std::vector<std::pair<size_t, Event>> ordered(std::make_move_iterator(pending_.begin()),
+                                                  std::make_move_iterator(pending_.end()));
+    pending_.clear();
+    std::stable_sort(ordered.begin(), ordered.end(), [](auto& a, auto& b) { return a.first < b.first; });
+    for (auto& [seq, e] : ordered) reply.events.push_back(std::move(e));
+  }
+
+  void start_cluster(const SimulationBegins& b) {
+    if (b.compute_resources.empty()) throw Fail(kBridgeProtocol, "the platform has no compute resource");
+    cluster_->start();
+    std::set<std::string> used;
+    for (auto& r : b.compute_resources) {
+      std::string name = KubeApi::dns_name(r.name.empty() ? "host" + std::to_string(r.id) : r.name);
+      if (used.count(name)) name += "-r" + std::to_string(r.id);
+      used.insert(name);
+      resource_of_[name] = r.id;
+      cluster_->api().create_node({name, o_.node_cpus});
+    }
+    cluster_->start_scheduler();
+    open_watch(cluster_->api().pods_resource_version());
+  }
+
+  void open_watch(const std::string& rv) {
+    watch_.reset();
+    try {
+      watch_ = std::make_unique<WatchStream>(cluster_->proxy_socket(), KubeApi::pod_watch_path(rv),
+                                             std::chrono::seconds(60));
+    } catch (const HttpError& e) {
+      check_cluster();
+      throw Fail(kBridgeK8sFailed, std::string("cannot watch pods: ") + e.what());
+    }
+    last_rv_ = rv;
+  }
+
+  void submit(const JobSubmitted& s, Message& reply) {
+    auto reject = [&](const std::string& why) {
+      fprintf(stderr, "vtime-k8s: rejecting job %s: %s\n", s.job_id.c_str(), why.c_str());
+      Event e;
+      e.payload = RejectJob{s.job_id};
+      reply.events.push_back(std::move(e));
+    };
+    if (jobs_by_batsim_.count(s.job_id)) throw Fail(kBridgeProtocol, "job " + s.job_id + " submitted twice");
+    // A Pod runs on one Node, and Batsim allocates whole hosts: a job asking for several hosts
+    // cannot be one Pod.
+    if (s.job.res != 1) {
+      reject("it asks for " + std::to_string(s.job.res) + " hosts; a Pod runs on one Node (one Batsim host)");
+      return;
+    }
+    Job j;
+    j.batsim_id = s.job_id;
+    j.seq = next_seq_++;
+    j.pod = "job-" + std::to_string(j.seq);
+    cluster_->api().create_pod({j.pod, s.job.res, s.job_id});
+    jobs_by_batsim_[s.job_id] = j.pod;
+    jobs_[j.pod] = std::move(j);
+  }
+
+  void end_job(const std::string& batsim_id) {
+    auto it = jobs_by_batsim_.find(batsim_id);
+    if (it == jobs_by_batsim_.end()) return;
+    cluster_->api().delete_pod(it->second);
+    jobs_.erase(it->second);
+    jobs_by_batsim_.erase(it);
+  }
+
+  // --- the scheduler's side -----------------------------------------------------------------
+  void on_watch() {
+    std::vector<std::string> lines;
+    try {
+      lines = watch_->read_available();
+    } catch (const HttpError& e) {
+      check_cluster();
+      throw Fail(kBridgeK8sFailed, std::string("the pod watch broke: ") + e.what());
+    }
+    for (auto& line : lines) {
+      auto e = KubeApi::parse_pod_event(line);
+      if (!e) throw Fail(kBridgeK8sFailed, "the pod watch sent something that is not an event: " + line.substr(0, 200));
+      if (e->kind == PodEvent::error) throw Fail(kBridgeK8sFailed, "the pod watch ended with an error: " + e->message);
+      if (!e->resource_version.empty()) last_rv_ = e->resource_version;
+      if (e->kind == PodEvent::added || e->kind == PodEvent::modified) on_pod(*e);
+    }
+    if (watch_->ended()) open_watch(last_rv_);
+  }
+
+  void on_pod(const PodEvent& e) {
+    auto it = jobs_.find(e.name);
+    if (it == jobs_.end() || it->second.started || e.node.empty()) return;
+    auto r = resource_of_.find(e.node);
+    if (r == resource_of_.end()) {
+      throw Fail(kBridgeK8sFailed, "the scheduler bound pod " + e.name + " to node '" + e.node +
+                                       "', which is not one of the platform's");
+    }
+    it->second.started = true;
+    Event ev;
+    ev.payload = ExecuteJob{it->second.batsim_id, ResourceSet::from_ids({r->second}), {}};
+    pending_.emplace_back(it->second.seq, std::move(ev));
+    bridges::request_tick();
+  }
+
+  const BridgeOptions& o_;
+  std::string dir_;
+  zmq::context_t ctx_{1};
+  zmq::socket_t sock_;
+  std::unique_ptr<Cluster> cluster_;
+  std::unique_ptr<WatchStream> watch_;
+  std::string last_rv_;
+  std::map<std::string, int> resource_of_;             // node name -> Batsim resource id
+  std::map<std::string, Job> jobs_;                    // pod name -> job
+  std::map<std::string, std::string> jobs_by_batsim_;  // Batsim id -> pod name
+  size_t next_seq_ = 0;
+  std::vector<std::pair<size_t, Event>> pending_;      // decisions for the next reply, by submission
+};
+
+}  // namespace
+
+int run_bridge(const BridgeOptions& o) {
+  try {
+    Bridge b(o);
+    return b.run();
+  } catch (const Fail& f) {
+    fprintf(stderr, "vtime-k8s: %s\n", f.what());
+    return f.code;
+  } catch (const zmq::error_t& e) {
+    fprintf(stderr, "vtime-k8s: ZeroMQ error on '%s': %s\n", o.endpoint.c_str(), e.what());
+    return kBridgeProtocol;
+  } catch (const std::exception& e) {
+    fprintf(stderr, "vtime-k8s: %s\n", e.what());
+    return kBridgeK8sFailed;
+  }
+}
+
+}  // namespace vtime::k8s

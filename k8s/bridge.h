@@ -1,0 +1,42 @@
+// vtime-k8s's Batsim conversation: Batsim on one side, a private Kubernetes control plane on the
+// other (etcd, kube-apiserver and kube-scheduler, unmodified; cluster.h).
+//
+// What it is for: a Batsim scheduler (it binds the REP endpoint like any other) whose decisions
+// are kube-scheduler's. At SIMULATION_BEGINS it starts the control plane as its own children
+// (so they run under the same virtual clock), writes one Ready Node per compute host, and
+// answers once the scheduler is up; each JOB_SUBMITTED becomes a Pod at that virtual instant;
+// when the scheduler binds a Pod, the bridge hears it on a watch and sends EXECUTE_JOB on that
+// Node's host; JOB_COMPLETED deletes the Pod, which frees the Node for the scheduler. Bindings
+// heard after a reply are handed over in the reply to a tick the bridge asks the broker for
+// (vtime_request_tick), in submission order, so traces do not depend on timing.
+//
+// Example:
+//     BridgeOptions o{.endpoint = "ipc:///tmp/x/sched", .dir = "/tmp/out_k8s"};
+//     return run_bridge(o);   // exit codes below
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace vtime::k8s {
+
+inline constexpr int kBridgeOk = 0;
+inline constexpr int kBridgeK8sFailed = 1;  // a component failed or Kubernetes misbehaved (named on stderr)
+inline constexpr int kBridgeUsage = 2;      // bad command line, configuration file or directory
+inline constexpr int kBridgeProtocol = 3;   // Batsim sent something invalid, or ZeroMQ failed
+
+struct BridgeOptions {
+  std::string endpoint;             // ZeroMQ endpoint to bind (REP)
+  std::string dir;                  // the run's directory (created; kept afterwards)
+  std::string bin_dir;              // where kube-apiserver, kube-scheduler and kubectl are
+  std::string etcd = "etcd";
+  std::string scheduler_config;     // the user's KubeSchedulerConfiguration, may be empty
+  std::vector<std::string> scheduler_flags;
+  std::vector<std::string> apiserver_flags;
+  int node_cpus = 1;                // each Node's cpu capacity
+  int start_timeout_s = 300;        // virtual seconds each component may take to come up
+};
+
+int run_bridge(const BridgeOptions& o);
+
+}  // namespace vtime::k8s

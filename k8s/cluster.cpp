@@ -1,0 +1,287 @@
+// The control plane of one run (see cluster.h).
+#include "cluster.h"
+
+#include "loopback_ports.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace vtime::k8s {
+namespace {
+
+namespace fs = std::filesystem;
+
+void write_file(const std::string& path, const std::string& text, fs::perms perms = fs::perms::owner_read | fs::perms::owner_write) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw ClusterError("cannot write " + path);
+  std::error_code ec;
+  fs::permissions(path, perms, ec);
+}
+
+bool tcp_answers(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  close(fd);
+  return ok;
+}
+
+std::string url(int port, bool tls = false) {
+  return std::string(tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(port);
+}
+
+const char* kProbePod = "vtime-k8s-probe";
+
+// Runs a short command to its end, its output into `log`. Throws ClusterError when it cannot run
+// or fails.
+void run_command(const std::vector<std::string>& args, const std::string& log) {
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  int out = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (out < 0) throw ClusterError("cannot open " + log + ": " + strerror(errno));
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out, 1);
+    dup2(out, 2);
+    execvp(argv[0], argv.data());
+    _exit(127);
+  }
+  close(out);
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    throw ClusterError("'" + args[0] + " " + args[1] + "' failed" +
+                       (WIFEXITED(status) && WEXITSTATUS(status) == 127 ? " (is it installed?)" : "") + "; see " + log);
+  }
+}
+
+}  // namespace
+
+Cluster::Cluster(ClusterOptions o) : o_(std::move(o)) {}
+
+Cluster::~Cluster() { stop(false); }
+
+std::string Cluster::bin(const std::string& name) const {
+  if (o_.bin_dir.empty()) return name;
+  return (fs::path(o_.bin_dir) / name).string();
+}
+
+void Cluster::write_credentials() {
+  // One token per run, known only to the run's files (mode 0600): the API listens on loopback,
+  // and AlwaysAllow authorises whoever authenticates.
+  std::ostringstream t;
+  t << "vtime-" << getpid() << "-" << std::hex << reinterpret_cast<uintptr_t>(this);
+  token_ = t.str();
+  write_file(o_.dir + "/tokens.csv", token_ + ",vtime-k8s,vtime-k8s,system:masters\n");
+  kubeconfig_ = o_.dir + "/kubeconfig";
+  write_file(kubeconfig_,
+             "apiVersion: v1\n"
+             "kind: Config\n"
+             "clusters:\n"
+             "- name: vtime\n"
+             "  cluster:\n"
+             "    server: " + url(apiserver_port_, true) + "\n"
+             "    insecure-skip-tls-verify: true\n"
+             "users:\n"
+             "- name: vtime\n"
+             "  user:\n"
+             "    token: " + token_ + "\n"
+             "contexts:\n"
+             "- name: vtime\n"
+             "  context:\n"
+             "    cluster: vtime\n"
+             "    user: vtime\n"
+             "current-context: vtime\n");
+}
+
+template <class F>
+void Cluster::wait_for(const std::string& component, const std::string& what, F ready) {
+  try {
+    daemons_.wait_until(component + " " + what, o_.start_timeout, "see " + o_.dir + "/log/" + component + ".log", ready);
+  } catch (const bridges::DaemonError& e) {
+    throw ClusterError(e.what());
+  }
+}
+
+void Cluster::start() {
+  std::error_code ec;
+  for (const char* sub : {"log", "etcd", "certs"}) fs::create_directories(o_.dir + "/" + sub, ec);
+  if (ec) throw ClusterError("cannot create directories in " + o_.dir + ": " + ec.message());
+  int base = 0;
+  try {
+    base = bridges::find_loopback_ports(4);
+  } catch (const std::runtime_error& e) {
+    throw ClusterError(e.what());
+  }
+  etcd_port_ = base;
+  etcd_peer_port_ = base + 1;
+  apiserver_port_ = base + 2;
+  scheduler_port_ = base + 3;
+  write_credentials();
+  proxy_socket_ = o_.dir + "/api.sock";
+  fs::remove(proxy_socket_, ec);
+
+  auto start = [&](const std::string& name, std::vector<std::string> argv) {
+    try {
+      daemons_.start({name, std::move(argv), o_.dir + "/log/" + name + ".log", o_.dir + "/log/" + name + ".log"});
+    } catch (const bridges::DaemonError& e) {
+      throw ClusterError(e.what());
+    }
+  };
+
+  start("etcd", {o_.etcd, "--name", "vtime", "--data-dir", o_.dir + "/etcd", "--listen-client-urls", url(etcd_port_),
+                 "--advertise-client-urls", url(etcd_port_), "--listen-peer-urls", url(etcd_peer_port_),
+                 "--initial-advertise-peer-urls", url(etcd_peer_port_), "--initial-cluster",
+                 "vtime=" + url(etcd_peer_port_), "--listen-metrics-urls", "", "--log-level", "warn"});
+  wait_for("etcd", "to accept connections", [&] { return tcp_answers(etcd_port_); });
+
+  // kube-apiserver 1.20 requires a service-account token issuer and its signing key, although
+  // nothing here uses service accounts: a key of this run's own.
+  std::string sa_key = o_.dir + "/certs/service-account.key";
+  run_command({"openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", sa_key}, o_.dir + "/log/openssl.log");
+  std::vector<std::string> api = {
+      bin("kube-apiserver"),
+      "--etcd-servers=" + url(etcd_port_),
+      "--bind-address=127.0.0.1",
+      "--secure-port=" + std::to_string(apiserver_port_),
+      "--cert-dir=" + o_.dir + "/certs",
+      "--token-auth-file=" + o_.dir + "/tokens.csv",
+      "--authorization-mode=AlwaysAllow",
+      // No controller-manager creates service accounts, and no kubelet clears the not-ready
+      // taints: the admission plugins that need them are off.
+      "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
+      "--endpoint-reconciler-type=none",
+      "--service-cluster-ip-range=10.0.0.0/24",
+      "--service-account-issuer=https://kubernetes.default.svc",
+      "--service-account-signing-key-file=" + sa_key,
+      "--service-account-key-file=" + sa_key,
+      // Watches served from etcd rather than from the API server's cache: the cache keeps a
+      // jittered bookmark timer per resource type, about 40 wake-ups a second of virtual time that
+      // change nothing here (each is an advance of the clock). Flags given with --apiserver-flag
+      // come later and win.
+      "--watch-cache=false",
+      "--enable-priority-and-fairness=false",
+      "--profiling=false",
+  };
+  for (auto& f : o_.apiserver_flags) api.push_back(f);
+  start("kube-apiserver", std::move(api));
+  // The bridge's way into the API: kubectl holds the credentials and speaks TLS.
+  start("kubectl-proxy", {bin("kubectl"), "proxy", "--kubeconfig=" + kubeconfig_, "--unix-socket=" + proxy_socket_});
+  http_ = std::make_unique<HttpClient>(proxy_socket_, std::chrono::seconds(60));
+  api_ = std::make_unique<KubeApi>(*http_);
+  wait_for("kube-apiserver", "to be ready", [&] { return fs::exists(proxy_socket_) && api_->ready(); });
+  wait_for("kube-apiserver", "to create the default namespace", [&] { return api_->namespace_ready(); });
+}
+
+void Cluster::start_scheduler() {
+  std::string user;
+  if (!o_.scheduler_config.empty()) {
+    std::ifstream in(o_.scheduler_config);
+    if (!in) throw ClusterError("cannot read the scheduler configuration " + o_.scheduler_config);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    user = ss.str();
+  }
+  std::string config = o_.dir + "/scheduler-config.yaml";
+  write_file(config, scheduler_config(user, kubeconfig_, o_.scheduler_config.empty() ? "(default)" : o_.scheduler_config));
+  std::vector<std::string> argv = {bin("kube-scheduler"), "--config=" + config, "--port=0",
+                                   "--secure-port=" + std::to_string(scheduler_port_), "--bind-address=127.0.0.1",
+                                   // Each binding in its log ("Successfully bound pod to node"), with
+                                   // virtual timestamps: the run's debugging aid.
+                                   "--v=2"};
+  for (auto& f : o_.scheduler_flags) argv.push_back(f);
+  try {
+    daemons_.start({"kube-scheduler", std::move(argv), o_.dir + "/log/kube-scheduler.log",
+                    o_.dir + "/log/kube-scheduler.log"});
+  } catch (const bridges::DaemonError& e) {
+    throw ClusterError(e.what());
+  }
+  // Ready when it schedules: a probe Pod (no resources) bound proves that its informers have
+  // synced, so every Node written before is in its cache.
+  api_->create_pod({kProbePod, 0, "(probe)"});
+  wait_for("kube-scheduler", "to schedule a probe pod", [&] {
+    auto node = api_->pod_node(kProbePod);
+    return node && !node->empty();
+  });
+  api_->delete_pod(kProbePod);
+  wait_for("kube-scheduler", "to see the probe pod deleted", [&] { return !api_->pod_node(kProbePod); });
+}
+
+void Cluster::check_alive() {
+  if (auto dead = daemons_.reap()) throw ClusterError(*dead);
+}
+
+void Cluster::stop(bool orderly) {
+  if (daemons_.size() == 0) return;
+  api_.reset();
+  http_.reset();
+  daemons_.stop_all(std::chrono::milliseconds(orderly ? 10000 : 0));
+}
+
+std::string Cluster::scheduler_config(const std::string& user_yaml, const std::string& kubeconfig,
+                                      const std::string& where) {
+  // No YAML library here: the user's file must be one block mapping (what kube-scheduler
+  // reads), so its top-level keys are the lines that start in column 0. The bridge's own keys
+  // are appended as top-level keys; the user may not set them.
+  std::string out;
+  bool api_version = false, kind = false;
+  std::istringstream in(user_yaml);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    std::string at = where + ":" + std::to_string(n) + ": ";
+    if (line.rfind("---", 0) == 0) {
+      if (api_version || kind) throw ClusterError(at + "one KubeSchedulerConfiguration document only");
+      continue;
+    }
+    if (!line.empty() && line[0] != ' ' && line[0] != '#' && line[0] != '\t') {
+      size_t colon = line.find(':');
+      if (colon == std::string::npos) throw ClusterError(at + "not a 'key: value' line: " + line);
+      std::string key = line.substr(0, colon);
+      std::string value = line.substr(colon + 1);
+      while (!value.empty() && value.front() == ' ') value.erase(0, 1);
+      while (!value.empty() && (value.back() == ' ' || value.back() == '\r')) value.pop_back();
+      if (key == "clientConnection" || key == "leaderElection") {
+        throw ClusterError(at + key + " is set by vtime-k8s (the API of this run, no leader election)");
+      }
+      if (key == "apiVersion") {
+        if (value != "kubescheduler.config.k8s.io/v1beta1") {
+          throw ClusterError(at + "apiVersion must be kubescheduler.config.k8s.io/v1beta1 (kube-scheduler 1.20), not " + value);
+        }
+        api_version = true;
+      }
+      if (key == "kind") {
+        if (value != "KubeSchedulerConfiguration") throw ClusterError(at + "kind must be KubeSchedulerConfiguration, not " + value);
+        kind = true;
+      }
+    }
+    out += line + "\n";
+  }
+  if (!user_yaml.empty() && (!api_version || !kind)) {
+    throw ClusterError(where + ": a KubeSchedulerConfiguration needs 'apiVersion: kubescheduler.config.k8s.io/v1beta1' "
+                               "and 'kind: KubeSchedulerConfiguration'");
+  }
+  if (user_yaml.empty()) out = "apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n";
+  out += "# Added by vtime-k8s:\n";
+  out += "clientConnection:\n  kubeconfig: " + kubeconfig + "\n";
+  out += "leaderElection:\n  leaderElect: false\n";
+  return out;
+}
+
+}  // namespace vtime::k8s

@@ -1,0 +1,80 @@
+// vtime-k8s: a Batsim scheduler that is Kubernetes' own kube-scheduler (docs/k8s.md).
+//
+//   vtime run -p PLATFORM -w WORKLOAD -e PREFIX -- vtime-k8s -s {endpoint} [--scheduler-config FILE]
+//
+// Exit codes: 0 done; 1 a Kubernetes component failed (named, with the end of its log); 2 bad
+// command line, configuration file or directory; 3 invalid message from Batsim or ZeroMQ error.
+#include "bridge.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <filesystem>
+
+namespace {
+
+// Where install-kubernetes puts the binaries (k8s/install-kubernetes).
+std::string default_bin_dir() {
+  if (const char* env = std::getenv("VTIME_K8S_BIN"); env && *env) return env;
+  std::string cache = "/var/cache/vtime/kubernetes-1.20.2";
+  if (const char* env = std::getenv("VTIME_K8S_CACHE"); env && *env) cache = env;
+  std::error_code ec;
+  if (std::filesystem::exists(cache + "/bin/kube-scheduler", ec)) return cache + "/bin";
+  return "";  // PATH
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  vtime::k8s::BridgeOptions o;
+  o.endpoint = "tcp://*:28000";
+  o.bin_dir = default_bin_dir();
+  if (const char* prefix = std::getenv("VTIME_OUTPUT_PREFIX"); prefix && *prefix) {
+    o.dir = std::string(prefix) + "_k8s";
+  }
+  CLI::App app{
+      "vtime-k8s: a Batsim scheduler whose decisions are Kubernetes'. Runs a private control plane\n"
+      "(etcd, kube-apiserver, kube-scheduler, unmodified) as its own children, makes every compute\n"
+      "host a Ready Node and every job a Pod, and reports the bindings the scheduler decides. Meant\n"
+      "to run under `vtime run`, so that Kubernetes lives in virtual time. Exit status: 0 done; 1 a\n"
+      "Kubernetes component failed; 2 bad command line, configuration or directory; 3 invalid\n"
+      "message from Batsim. See docs/k8s.md."};
+  app.add_option("-s,--socket-endpoint", o.endpoint, "ZeroMQ endpoint to bind (REP)")->capture_default_str();
+  app.add_option("--scheduler-config", o.scheduler_config,
+                 "A KubeSchedulerConfiguration (YAML, kubescheduler.config.k8s.io/v1beta1): profiles, plugins, "
+                 "weights; the bridge adds where the API is and turns leader election off")
+      ->option_text("FILE")
+      ->check(CLI::ExistingFile);
+  app.add_option("--scheduler-flag", o.scheduler_flags, "An extra kube-scheduler flag, e.g. --scheduler-flag=--v=4 "
+                                                        "(repeatable)")
+      ->option_text("FLAG")
+      ->allow_extra_args(false);
+  app.add_option("--apiserver-flag", o.apiserver_flags, "An extra kube-apiserver flag (repeatable)")
+      ->option_text("FLAG")
+      ->allow_extra_args(false);
+  app.add_option("--node-cpus", o.node_cpus, "Each Node's cpu capacity (a Batsim host is one Node)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--dir", o.dir,
+                 "The run's directory: configuration, credentials, etcd's data, the components' logs "
+                 "(default: PREFIX_k8s under `vtime run -e PREFIX`)")
+      ->option_text("DIR");
+  app.add_option("--k8s-bin", o.bin_dir,
+                 "Where kube-apiserver, kube-scheduler and kubectl are (default: $VTIME_K8S_BIN, else "
+                 "/var/cache/vtime/kubernetes-1.20.2/bin as k8s/install-kubernetes leaves them, else PATH)")
+      ->option_text("DIR");
+  app.add_option("--etcd", o.etcd, "etcd's executable")->capture_default_str();
+  app.add_option("--start-timeout", o.start_timeout_s, "Virtual seconds each component may take to come up")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : vtime::k8s::kBridgeUsage;
+  }
+  if (o.dir.empty()) {
+    std::fprintf(stderr, "vtime-k8s: give --dir DIR (or run it under `vtime run -e PREFIX`)\n");
+    return vtime::k8s::kBridgeUsage;
+  }
+  return vtime::k8s::run_bridge(o);
+}

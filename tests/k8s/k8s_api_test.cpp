@@ -1,0 +1,169 @@
+// Unit tests of vtime-k8s's pieces that need no cluster: HTTP framing (http_client.h), the API's
+// JSON (kube_api.h) and the scheduler configuration the bridge writes (cluster.h).
+#include "cluster.h"
+#include "http_client.h"
+#include "kube_api.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace vtime::k8s {
+namespace {
+
+// Feeds a response split at every possible point: framing must not depend on how bytes arrive.
+void expect_body_at_every_split(const std::string& bytes, int status, const std::string& body) {
+  for (size_t cut = 0; cut <= bytes.size(); ++cut) {
+    ResponseParser p;
+    p.feed(bytes.substr(0, cut));
+    std::string got = p.take_body();
+    p.feed(bytes.substr(cut));
+    got += p.take_body();
+    ASSERT_TRUE(p.complete()) << "cut at " << cut;
+    EXPECT_EQ(p.status(), status);
+    EXPECT_EQ(got, body) << "cut at " << cut;
+  }
+}
+
+TEST(ResponseParser, ContentLengthBody) {
+  expect_body_at_every_split("HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{\"a\":1}",
+                             201, "{\"a\":1}");
+}
+
+TEST(ResponseParser, ChunkedBodyWithExtensionsAndTrailers) {
+  expect_body_at_every_split(
+      "HTTP/1.1 200 OK\r\ntransfer-encoding: Chunked\r\n\r\n4;x=y\r\nabcd\r\nA\r\n0123456789\r\n0\r\nX-T: 1\r\n\r\n", 200,
+      "abcd0123456789");
+}
+
+TEST(ResponseParser, InterimResponseIsSkipped) {
+  expect_body_at_every_split("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 404 Not Found\r\nContent-Length: 2\r\n\r\nno", 404,
+                             "no");
+}
+
+TEST(ResponseParser, BodyUntilEndOfConnection) {
+  ResponseParser p;
+  p.feed("HTTP/1.0 200 OK\r\n\r\nsome");
+  p.feed(" bytes");
+  EXPECT_FALSE(p.complete());
+  p.feed_eof();
+  EXPECT_TRUE(p.complete());
+  EXPECT_EQ(p.take_body(), "some bytes");
+}
+
+TEST(ResponseParser, RefusesWhatIsNotHttp) {
+  ResponseParser a;
+  EXPECT_THROW(a.feed("SSH-2.0-OpenSSH\r\n"), HttpError);
+  ResponseParser b;
+  EXPECT_THROW(b.feed("HTTP/1.1 200 OK\r\nContent-Length: -3\r\n\r\n"), HttpError);
+  ResponseParser c;
+  EXPECT_THROW(c.feed("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"), HttpError);
+  ResponseParser d;
+  EXPECT_THROW(d.feed("HTTP/1.1 200 OK\r\nno colon here\r\n\r\n"), HttpError);
+}
+
+TEST(ResponseParser, ConnectionClosedMidBodyIsAnError) {
+  ResponseParser p;
+  p.feed("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc");
+  EXPECT_THROW(p.feed_eof(), HttpError);
+}
+
+TEST(KubeApi, PodEventsReduceToNameNodeAndVersion) {
+  auto e = KubeApi::parse_pod_event(
+      R"({"type":"MODIFIED","object":{"kind":"Pod","metadata":{"name":"job-3","resourceVersion":"812"},)"
+      R"("spec":{"nodeName":"host7","containers":[]},"status":{"phase":"Pending"}}})");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->kind, PodEvent::modified);
+  EXPECT_EQ(e->name, "job-3");
+  EXPECT_EQ(e->node, "host7");
+  EXPECT_EQ(e->resource_version, "812");
+  EXPECT_EQ(e->phase, "Pending");
+
+  auto unbound = KubeApi::parse_pod_event(R"({"type":"ADDED","object":{"metadata":{"name":"job-4"},"spec":{}}})");
+  ASSERT_TRUE(unbound);
+  EXPECT_EQ(unbound->kind, PodEvent::added);
+  EXPECT_EQ(unbound->node, "");
+
+  auto err = KubeApi::parse_pod_event(
+      R"j({"type":"ERROR","object":{"kind":"Status","status":"Failure","message":"too old resource version: 1 (5)","code":410}})j");
+  ASSERT_TRUE(err);
+  EXPECT_EQ(err->kind, PodEvent::error);
+  EXPECT_EQ(err->message, "too old resource version: 1 (5)");
+
+  EXPECT_FALSE(KubeApi::parse_pod_event("not json"));
+  EXPECT_FALSE(KubeApi::parse_pod_event(R"({"type":"ADDED"})"));
+  EXPECT_FALSE(KubeApi::parse_pod_event(R"([1,2])"));
+}
+
+TEST(KubeApi, NodesAreReadyWithTheirCpus) {
+  auto j = nlohmann::json::parse(KubeApi::node_json({"host-3", 4}));
+  EXPECT_EQ(j["metadata"]["name"], "host-3");
+  EXPECT_EQ(j["status"]["allocatable"]["cpu"], "4");
+  EXPECT_EQ(j["status"]["capacity"]["cpu"], "4");
+  EXPECT_EQ(j["status"]["conditions"][0]["type"], "Ready");
+  EXPECT_EQ(j["status"]["conditions"][0]["status"], "True");
+}
+
+TEST(KubeApi, PodsRequestTheirCpusAndKeepTheBatsimId) {
+  auto j = nlohmann::json::parse(KubeApi::pod_json({"job-12", 1, "w0!12 'odd\" id"}));
+  EXPECT_EQ(j["metadata"]["name"], "job-12");
+  EXPECT_EQ(j["metadata"]["annotations"]["vtime/batsim-job-id"], "w0!12 'odd\" id");
+  EXPECT_EQ(j["spec"]["containers"][0]["resources"]["requests"]["cpu"], "1");
+  EXPECT_EQ(j["spec"]["terminationGracePeriodSeconds"], 0);
+}
+
+TEST(KubeApi, HostNamesBecomeDnsNames) {
+  EXPECT_EQ(KubeApi::dns_name("host0"), "host0");
+  EXPECT_EQ(KubeApi::dns_name("Host_3"), "host-3");
+  EXPECT_EQ(KubeApi::dns_name("_node.a_"), "node.a");
+  EXPECT_EQ(KubeApi::dns_name("!!!"), "host");
+}
+
+TEST(SchedulerConfig, DefaultNamesTheApiAndTurnsLeaderElectionOff) {
+  std::string c = Cluster::scheduler_config("", "/run/kubeconfig", "(default)");
+  EXPECT_NE(c.find("apiVersion: kubescheduler.config.k8s.io/v1beta1\n"), std::string::npos);
+  EXPECT_NE(c.find("kind: KubeSchedulerConfiguration\n"), std::string::npos);
+  EXPECT_NE(c.find("clientConnection:\n  kubeconfig: /run/kubeconfig\n"), std::string::npos);
+  EXPECT_NE(c.find("leaderElection:\n  leaderElect: false\n"), std::string::npos);
+}
+
+TEST(SchedulerConfig, UserProfilesAreKept) {
+  std::string user =
+      "apiVersion: kubescheduler.config.k8s.io/v1beta1\n"
+      "kind: KubeSchedulerConfiguration\n"
+      "# most allocated first\n"
+      "profiles:\n"
+      "  - schedulerName: default-scheduler\n"
+      "    plugins:\n"
+      "      score:\n"
+      "        enabled:\n"
+      "          - name: NodeResourcesMostAllocated\n";
+  std::string c = Cluster::scheduler_config(user, "/k", "my.yaml");
+  EXPECT_EQ(c.rfind(user, 0), 0u);
+  EXPECT_NE(c.find("clientConnection:\n  kubeconfig: /k\n"), std::string::npos);
+}
+
+TEST(SchedulerConfig, RefusesWhatCannotWorkNamingTheLine) {
+  auto message = [](const std::string& yaml) {
+    try {
+      Cluster::scheduler_config(yaml, "/k", "my.yaml");
+    } catch (const ClusterError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  std::string head = "apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n";
+  EXPECT_NE(message(head + "leaderElection:\n  leaderElect: true\n").find("my.yaml:3: leaderElection is set by vtime-k8s"),
+            std::string::npos);
+  EXPECT_NE(message(head + "clientConnection:\n  qps: 5\n").find("my.yaml:3: clientConnection"), std::string::npos);
+  EXPECT_NE(message("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n").find("my.yaml:1: apiVersion must be"),
+            std::string::npos);
+  EXPECT_NE(message("apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: Pod\n").find("my.yaml:2: kind must be"),
+            std::string::npos);
+  EXPECT_NE(message("profiles: []\n").find("needs 'apiVersion"), std::string::npos);
+  EXPECT_NE(message(head + "---\n" + head).find("my.yaml:3: one KubeSchedulerConfiguration document only"),
+            std::string::npos);
+  EXPECT_NE(message(head + "garbage\n").find("my.yaml:3: not a 'key: value' line"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vtime::k8s

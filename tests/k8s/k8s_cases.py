@@ -1,0 +1,322 @@
+#!/usr/bin/python3
+"""Integration tests of vtime-k8s: Kubernetes' own etcd, kube-apiserver and kube-scheduler
+(unmodified, as k8s/install-kubernetes builds them from Debian's source package) scheduling Batsim
+workloads through `vtime k8s` / `vtime run`, as real processes with bounded time.
+
+usage: k8s_cases.py CASE --vtime VTIME --k8s VTIME_K8S
+       k8s_cases.py --list
+
+Exit 0 when the case passes; 1 and the reason on stdout otherwise; 77 (skipped) when the
+Kubernetes binaries or etcd are not installed.
+"""
+import argparse
+import csv
+import io
+import json
+import os
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+TIMEOUT = 600
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failure(msg)
+
+
+def k8s_bin():
+    if os.environ.get("VTIME_K8S_BIN"):
+        return os.environ["VTIME_K8S_BIN"]
+    cache = os.environ.get("VTIME_K8S_CACHE", "/var/cache/vtime/kubernetes-1.20.2")
+    return os.path.join(cache, "bin")
+
+
+def contention_workload(path):
+    """14 one-host jobs on 4 hosts with contention (jobs wait for a host to free), a job asking
+    for two hosts (rejected: a Pod runs on one Node) and odd ids; the same bytes every time."""
+    jobs, t = [], 0
+    delays = [30, 45, 10, 60, 20, 15, 40, 25, 35, 10, 50, 20, 5, 30]
+    for i, d in enumerate(delays):
+        t += (i * 7) % 11
+        jid = str(i) if i % 5 else "job %d 'x'" % i
+        jobs.append({"id": jid, "subtime": t, "res": 1, "walltime": d + 60, "profile": "d%d" % d})
+    jobs.append({"id": "wide", "subtime": 12, "res": 2, "walltime": 100, "profile": "d10"})
+    profiles = {"d%d" % d: {"type": "delay", "delay": d} for d in set(delays)}
+    with open(path, "w") as f:
+        json.dump({"nb_res": 4, "jobs": jobs, "profiles": profiles}, f, indent=1, sort_keys=True)
+    return len(jobs)
+
+
+def rows(text):
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def read(path):
+    check(os.path.exists(path), "no output %s" % path)
+    with open(path) as f:
+        return f.read()
+
+
+class Case:
+    def __init__(self, args):
+        self.a = args
+        self.dir = tempfile.mkdtemp(prefix="vtime-k8s-test-")
+        self.n = 0
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def write(self, name, text):
+        p = self.path(name)
+        with open(p, "w") as f:
+            f.write(text)
+        return p
+
+    def prefix(self, tag):
+        self.n += 1
+        return self.path("%s-%d" % (tag, self.n))
+
+    def run(self, cmd, prefix, tag, expect=0, on_started=None):
+        p = subprocess.Popen(cmd, cwd=self.dir, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        try:
+            if on_started:
+                on_started(p, prefix)
+            out, err = p.communicate(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+            raise Failure("timed out after %d s: %s" % (TIMEOUT, shlex.join(cmd)))
+        sys.stderr.write("[%s stderr] %s\n" % (tag, err.strip()[-3000:]))
+        check(p.returncode == expect, "%s\nexited %d, expected %d; stderr:\n%s" % (shlex.join(cmd), p.returncode,
+                                                                                   expect, err.strip()[-3000:]))
+        self.nothing_left(prefix)
+        return err
+
+    def vtime_k8s(self, wl, tag, hosts, config=None, more=(), bridge=(), expect=0, on_started=None):
+        """`vtime k8s`; returns (prefix, stderr)."""
+        prefix = self.prefix(tag)
+        cmd = [self.a.vtime, "k8s", "-w", wl, "-e", prefix, "-q", "--hosts", str(hosts)]
+        if config:
+            cmd += ["--scheduler-config", config]
+        cmd += list(more)
+        if bridge:
+            cmd += ["--"] + list(bridge)
+        return prefix, self.run(cmd, prefix, tag, expect, on_started)
+
+    def nothing_left(self, prefix):
+        """No process of the run is left: none has the run's directory on its command line."""
+        d = prefix + "_k8s"
+        for _ in range(100):
+            left = []
+            for pid in os.listdir("/proc"):
+                if not pid.isdigit():
+                    continue
+                try:
+                    with open("/proc/%s/cmdline" % pid, "rb") as f:
+                        cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
+                except OSError:
+                    continue
+                if d in cmdline:
+                    left.append("%s: %s" % (pid, cmdline))
+            if not left:
+                return
+            time.sleep(0.1)
+        raise Failure("processes left running after the run:\n" + "\n".join(left))
+
+    def cleanup(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def contention(c):
+    """Every job runs once a host is free (one cpu a Node), the two-host job is rejected with a
+    reason, the scheduler's own logs and the run's directory are kept, and a second run gives the
+    same _jobs.csv byte for byte."""
+    wl = c.path("contention.json")
+    n = contention_workload(wl)
+    first = None
+    for i in range(2):
+        prefix, err = c.vtime_k8s(wl, "contention", hosts=4)
+        text = read(prefix + "_jobs.csv")
+        table = rows(text)
+        check(len(table) == n, "%d rows in _jobs.csv, expected %d" % (len(table), n))
+        for r in table:
+            want = "REJECTED" if r["job_id"] == "wide" else "COMPLETED_SUCCESSFULLY"
+            check(r["final_state"] == want, "job %s ended %s, expected %s" % (r["job_id"], r["final_state"], want))
+        check("rejecting job w0!wide" in err and "one Node" in err, "the rejection of job 'wide' is not explained:\n" + err)
+        # One host a job, never two jobs on a host at once (one cpu a Node).
+        spans = sorted((float(r["starting_time"]), float(r["finish_time"]), r["allocated_resources"])
+                       for r in table if r["final_state"] == "COMPLETED_SUCCESSFULLY")
+        for a in range(len(spans)):
+            for b in range(a + 1, len(spans)):
+                if spans[a][2] == spans[b][2]:
+                    check(spans[b][0] >= spans[a][1] - 1e-9, "two jobs on host %s at once: %s %s"
+                          % (spans[a][2], spans[a], spans[b]))
+        waited = [r for r in table if r["waiting_time"] and float(r["waiting_time"]) > 0]
+        check(waited, "no job waited: the workload has no contention")
+        log = read(prefix + "_k8s/log/kube-scheduler.log")
+        check("Successfully bound pod to node" in log and "job-" in log,
+              "the scheduler's log does not mention the pods")
+        if first is None:
+            first = text
+        check(text == first, "run %d's _jobs.csv differs from run 1's:\n%s\n---\n%s" % (i + 1, first, text))
+
+
+def backoff_config(c):
+    """A user's KubeSchedulerConfiguration is used: with a 10 s initial back-off (Kubernetes'
+    default is 1 s), pods that found no free Node wait longer before they are tried again."""
+    wl = c.path("contention.json")
+    contention_workload(wl)
+    waits = {}
+    for tag, config in (("default", None),
+                        ("backoff10", c.write("backoff.yaml", "apiVersion: kubescheduler.config.k8s.io/v1beta1\n"
+                                                              "kind: KubeSchedulerConfiguration\n"
+                                                              "podInitialBackoffSeconds: 10\n"
+                                                              "podMaxBackoffSeconds: 20\n"))):
+        prefix, _ = c.vtime_k8s(wl, tag, hosts=4, config=config)
+        table = [r for r in rows(read(prefix + "_jobs.csv")) if r["final_state"] == "COMPLETED_SUCCESSFULLY"]
+        waits[tag] = sum(float(r["waiting_time"]) for r in table) / len(table)
+    check(waits["backoff10"] > waits["default"] + 1, "mean waiting time with a 10 s back-off %.3f s, with the default "
+          "%.3f s: the configuration was not used" % (waits["backoff10"], waits["default"]))
+
+
+def bad_config(c):
+    """A configuration kube-scheduler refuses: it fails to start, and the error names it and
+    quotes its log. A key the bridge owns is refused before anything starts."""
+    wl = c.path("contention.json")
+    contention_workload(wl)
+    bogus = c.write("bogus.yaml", "apiVersion: kubescheduler.config.k8s.io/v1beta1\n"
+                                  "kind: KubeSchedulerConfiguration\n"
+                                  "profiles:\n"
+                                  "  - schedulerName: default-scheduler\n"
+                                  "    plugins:\n"
+                                  "      score:\n"
+                                  "        enabled:\n"
+                                  "          - name: NoSuchPlugin\n")
+    _, err = c.vtime_k8s(wl, "bogus", hosts=2, config=bogus, expect=4)
+    check("kube-scheduler" in err and "last lines of" in err and "NoSuchPlugin" in err,
+          "the failure does not name kube-scheduler and quote its log:\n" + err)
+    owned = c.write("owned.yaml", "apiVersion: kubescheduler.config.k8s.io/v1beta1\n"
+                                  "kind: KubeSchedulerConfiguration\n"
+                                  "leaderElection:\n"
+                                  "  leaderElect: true\n")
+    _, err = c.vtime_k8s(wl, "owned", hosts=2, config=owned, expect=4)
+    check("owned.yaml:3: leaderElection is set by vtime-k8s" in err, "leaderElection was not refused:\n" + err)
+
+
+def port_conflict(c):
+    """The API server's port is taken: the error names kube-apiserver and quotes its log."""
+    wl = c.path("contention.json")
+    contention_workload(wl)
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(1)
+    port = s.getsockname()[1]
+    try:
+        _, err = c.vtime_k8s(wl, "port", hosts=2, bridge=["--apiserver-flag=--secure-port=%d" % port], expect=4)
+    finally:
+        s.close()
+    check("kube-apiserver" in err and "last lines of" in err and ("address already in use" in err or "bind" in err),
+          "the failure does not name kube-apiserver and its port:\n" + err)
+
+
+def apiserver_killed(c):
+    """kube-apiserver killed mid-run: vtime-k8s names it, vtime exits 4, the outputs so far are
+    written and nothing is left running."""
+    wl = c.path("contention.json")
+    contention_workload(wl)
+
+    def run_pids(prefix, name):
+        pids = []
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                with open("/proc/%s/cmdline" % pid, "rb") as f:
+                    cmd = f.read().split(b"\0")
+            except OSError:
+                continue
+            if cmd and cmd[0].endswith(name.encode()) and any(prefix.encode() in a for a in cmd):
+                pids.append(int(pid))
+        return pids
+
+    def kill_apiserver(p, prefix):
+        # The scheduler starts last, once the Nodes exist; two seconds of real time later the
+        # simulation is under way (the run takes about six more).
+        deadline = time.time() + 120
+        while time.time() < deadline and p.poll() is None and not run_pids(prefix, "kube-scheduler"):
+            time.sleep(0.05)
+        time.sleep(2)
+        pids = run_pids(prefix, "kube-apiserver")
+        check(pids and p.poll() is None, "no kube-apiserver of the run to kill")
+        os.kill(pids[0], signal.SIGKILL)
+
+    prefix, err = c.vtime_k8s(wl, "killed", hosts=4, expect=4, on_started=kill_apiserver)
+    check("kube-apiserver" in err and "signal 9" in err, "the failure does not name kube-apiserver:\n" + err)
+    check(os.path.exists(prefix + "_jobs.csv"), "no _jobs.csv after the failure")
+
+
+def run_equals_shorthand(c):
+    """`vtime k8s` is `vtime run --cpu-model zero -- vtime-k8s ...`: the same schedule."""
+    wl = c.path("contention.json")
+    contention_workload(wl)
+    prefix, _ = c.vtime_k8s(wl, "short", hosts=4)
+    long_prefix = c.prefix("long")
+    cmd = [c.a.vtime, "run", "--cpu-model", "zero", "--hosts", "4", "-w", wl, "-e", long_prefix, "-q", "--", c.a.k8s,
+           "-s", "{endpoint}"]
+    c.run(cmd, long_prefix, "long")
+    check(read(prefix + "_jobs.csv") == read(long_prefix + "_jobs.csv"), "vtime k8s and vtime run differ")
+    check(os.path.isdir(long_prefix + "_k8s/log"), "the run's directory is not kept as PREFIX_k8s")
+
+
+CASES = {
+    "contention": contention,
+    "backoff_config": backoff_config,
+    "bad_config": bad_config,
+    "port_conflict": port_conflict,
+    "apiserver_killed": apiserver_killed,
+    "run_equals_shorthand": run_equals_shorthand,
+}
+
+
+def main():
+    if sys.argv[1:] == ["--list"]:
+        print("\n".join(CASES))
+        return 0
+    p = argparse.ArgumentParser()
+    p.add_argument("case")
+    p.add_argument("--vtime")
+    p.add_argument("--k8s")
+    args = p.parse_args()
+    if args.case not in CASES:
+        print("unknown case " + args.case)
+        return 2
+    missing = [b for b in ("kube-apiserver", "kube-scheduler", "kubectl") if not os.access(os.path.join(k8s_bin(), b), os.X_OK)]
+    if missing or not shutil.which("etcd"):
+        print("SKIP: %s not installed (k8s/install-kubernetes builds them; etcd comes from etcd-server)"
+              % ", ".join(missing or ["etcd"]))
+        return 77
+    c = Case(args)
+    try:
+        CASES[args.case](c)
+        return 0
+    except Failure as e:
+        print("FAIL %s: %s" % (args.case, e))
+        return 1
+    finally:
+        c.cleanup()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
