@@ -115,7 +115,7 @@ bool DaemonSet::running(const std::string& name) const {
   return false;
 }
 
-std::vector<std::string> DaemonSet::stop_all(std::chrono::milliseconds grace) {
+std::vector<std::string> DaemonSet::stop_all(std::chrono::milliseconds grace, bool wait_first) {
   stopping_ = true;
   auto wait_all = [&](std::chrono::milliseconds limit) {
     // Sleeps of 10 ms: under vtime they are virtual, so this costs no real time while the
@@ -131,7 +131,7 @@ std::vector<std::string> DaemonSet::stop_all(std::chrono::milliseconds grace) {
     }
   };
   std::vector<std::string> signalled;
-  if (wait_all(grace)) return signalled;
+  if (wait_all(wait_first ? grace : std::chrono::milliseconds(0))) return signalled;
   for (auto it = daemons_.rbegin(); it != daemons_.rend(); ++it) {
     if (!it->exited) {
       kill(it->pid, SIGTERM);

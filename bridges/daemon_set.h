@@ -56,8 +56,9 @@ class DaemonSet {
   void expect_exit() { stopping_ = true; }
   // Waits (with sleeps of this process's clock: virtual under vtime) up to `grace` for every
   // daemon to exit, then SIGTERMs what is left in reverse start order, waits `grace` again, and
-  // SIGKILLs the rest. Returns the names of the daemons that had to be signalled.
-  std::vector<std::string> stop_all(std::chrono::milliseconds grace);
+  // SIGKILLs the rest. Returns the names of the daemons that had to be signalled. For daemons
+  // that were not asked to stop by other means, `wait_first` = false SIGTERMs them at once.
+  std::vector<std::string> stop_all(std::chrono::milliseconds grace, bool wait_first = true);
 
   // Polls `ready` every 10 ms of this process's clock (virtual under vtime: a bridge's set-up is
   // not simulated time) until it holds. Throws DaemonError when a daemon dies first (described as

@@ -10,17 +10,26 @@
 
 namespace vtime::bridges {
 
-bool loopback_port_free(int port) {
+namespace {
+
+// Binds (or connects) a fresh TCP socket to 127.0.0.1:port; true when that succeeds.
+bool try_loopback(int port, bool connect_to) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return false;
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(static_cast<uint16_t>(port));
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bool ok = bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  auto* addr = reinterpret_cast<sockaddr*>(&a);
+  bool ok = (connect_to ? connect(fd, addr, sizeof a) : bind(fd, addr, sizeof a)) == 0;
   close(fd);
   return ok;
 }
+
+}  // namespace
+
+bool loopback_port_free(int port) { return try_loopback(port, false); }
+bool loopback_port_answers(int port) { return try_loopback(port, true); }
 
 int find_loopback_ports(int count) {
   const int lo = 20000, hi = 60000;

@@ -12,6 +12,8 @@ namespace vtime::bridges {
 
 // True when a TCP socket can bind 127.0.0.1:port right now.
 bool loopback_port_free(int port);
+// True when something accepts TCP connections on 127.0.0.1:port (a daemon is listening).
+bool loopback_port_answers(int port);
 
 // The first port of a run of `count` consecutive free loopback ports in [20000, 60000). Throws
 // std::runtime_error when none is found. Ports never reach Batsim or the outputs.

@@ -6,14 +6,17 @@
 namespace vtime::bridges {
 namespace {
 
-void call_shim(const char* name) {
+int call_shim(const char* name) {
   using Fn = int (*)();
-  if (auto fn = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, name))) fn();
+  if (auto fn = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, name))) return fn();
+  return -1;
 }
 
 }  // namespace
 
 void request_tick() { call_shim("vtime_request_tick"); }
 void ticks_on_request() { call_shim("vtime_ticks_on_request"); }
+void settle() { call_shim("vtime_settle"); }
+int cpu_model() { return call_shim("vtime_cpu_model"); }
 
 }  // namespace vtime::bridges

@@ -15,5 +15,9 @@ namespace vtime::bridges {
 
 void request_tick();
 void ticks_on_request();
+// Returns once the rest of the tree is idle, at the same virtual instant (no-op without vtime).
+void settle();
+// The session's CPU-time model: 0 zero, 1 calls, 2 real; -1 without vtime.
+int cpu_model();
 
 }  // namespace vtime::bridges

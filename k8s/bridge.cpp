@@ -22,6 +22,9 @@ namespace {
 namespace fs = std::filesystem;
 using namespace vtime::protocol;
 
+// The highest priority a user-defined Pod may have (Kubernetes' HighestUserDefinablePriority).
+constexpr int kTopPriority = 1'000'000'000;
+
 // Ends the run with an exit code and one message for the user.
 struct Fail : std::runtime_error {
   int code;
@@ -47,6 +50,12 @@ class Bridge {
     // Every decision of ours is a binding heard on the watch, which asks for a tick: the timers
     // of etcd, the API server and the scheduler have nothing to tell Batsim by themselves.
     bridges::ticks_on_request();
+    if (int m = bridges::cpu_model(); m > 0) {
+      fprintf(stderr, "vtime-k8s: warning: the CPU-time model is %s: Kubernetes' components then pay virtual time "
+                      "for clock reads whose number varies from run to run, so schedules may too; use --cpu-model "
+                      "zero (the default of `vtime k8s`), see docs/k8s.md\n",
+              m == 1 ? "calls" : "real");
+    }
   }
 
   int run() {
@@ -130,6 +139,11 @@ class Bridge {
     Message reply;
     reply.now = in->now;
     take_pending(reply);
+    // Each event is one stimulus to Kubernetes (a Pod created or deleted), and the bridge lets
+    // the whole control plane react to it (until the tree is idle, at the same virtual instant)
+    // before the next: kube-scheduler's informers and its scheduling loop are goroutines that
+    // would otherwise race over two events of one instant (a job ending while another is
+    // submitted), and the schedule would depend on which won.
     bool ends = false;
     try {
       for (const Event& e : in->events) {
@@ -137,10 +151,13 @@ class Bridge {
           start_cluster(*b);
         } else if (auto* s = std::get_if<JobSubmitted>(&e.payload)) {
           submit(*s, reply);
+          bridges::settle();
         } else if (auto* c = std::get_if<JobCompleted>(&e.payload)) {
           end_job(c->job_id);
+          bridges::settle();
         } else if (auto* k = std::get_if<JobKilled>(&e.payload)) {
           for (auto& id : k->job_ids) end_job(id);
+          bridges::settle();
         } else if (std::holds_alternative<SimulationEnds>(e.payload)) {
           ends = true;
         }
@@ -216,7 +233,9 @@ class Bridge {
     j.batsim_id = s.job_id;
     j.seq = next_seq_++;
     j.pod = "job-" + std::to_string(j.seq);
-    cluster_->api().create_pod({j.pod, s.job.res, s.job_id});
+    PodSpec pod{j.pod, s.job.res, s.job_id, std::nullopt};
+    if (o_.submission_priority) pod.priority = kTopPriority - static_cast<int>(j.seq % kTopPriority);
+    cluster_->api().create_pod(pod);
     jobs_by_batsim_[s.job_id] = j.pod;
     jobs_[j.pod] = std::move(j);
   }

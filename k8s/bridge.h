@@ -34,6 +34,9 @@ struct BridgeOptions {
   std::vector<std::string> scheduler_flags;
   std::vector<std::string> apiserver_flags;
   int node_cpus = 1;                // each Node's cpu capacity
+  // Pods get priorities decreasing with submission order (preemptionPolicy Never), so the
+  // scheduler's queue never holds two Pods it cannot order (docs/k8s.md, Determinism).
+  bool submission_priority = true;
   int start_timeout_s = 300;        // virtual seconds each component may take to come up
 };
 

@@ -5,10 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -27,18 +25,6 @@ void write_file(const std::string& path, const std::string& text, fs::perms perm
   if (!out) throw ClusterError("cannot write " + path);
   std::error_code ec;
   fs::permissions(path, perms, ec);
-}
-
-bool tcp_answers(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-  close(fd);
-  return ok;
 }
 
 std::string url(int port, bool tls = false) {
@@ -124,7 +110,7 @@ void Cluster::start() {
   if (ec) throw ClusterError("cannot create directories in " + o_.dir + ": " + ec.message());
   int base = 0;
   try {
-    base = bridges::find_loopback_ports(4);
+    base = bridges::find_loopback_ports(5);
   } catch (const std::runtime_error& e) {
     throw ClusterError(e.what());
   }
@@ -132,6 +118,7 @@ void Cluster::start() {
   etcd_peer_port_ = base + 1;
   apiserver_port_ = base + 2;
   scheduler_port_ = base + 3;
+  scheduler_insecure_port_ = base + 4;
   write_credentials();
   proxy_socket_ = o_.dir + "/api.sock";
   fs::remove(proxy_socket_, ec);
@@ -147,8 +134,15 @@ void Cluster::start() {
   start("etcd", {o_.etcd, "--name", "vtime", "--data-dir", o_.dir + "/etcd", "--listen-client-urls", url(etcd_port_),
                  "--advertise-client-urls", url(etcd_port_), "--listen-peer-urls", url(etcd_peer_port_),
                  "--initial-advertise-peer-urls", url(etcd_peer_port_), "--initial-cluster",
-                 "vtime=" + url(etcd_peer_port_), "--listen-metrics-urls", "", "--log-level", "warn"});
-  wait_for("etcd", "to accept connections", [&] { return tcp_answers(etcd_port_); });
+                 "vtime=" + url(etcd_peer_port_), "--listen-metrics-urls", "", "--log-level", "warn",
+                 // One member, no peers to send heartbeats to: raft's tick (the heartbeat interval)
+                 // still wakes etcd, ten times a virtual second by default; once a second is
+                 // plenty here and saves advances of the clock.
+                 "--heartbeat-interval", "1000", "--election-timeout", "5000",
+                 // Its storage commits batches every 100 ms, another ten wake-ups a virtual second;
+                 // reads see uncommitted writes, so only durability waits longer.
+                 "--backend-batch-interval", "1s"});
+  wait_for("etcd", "to accept connections", [&] { return bridges::loopback_port_answers(etcd_port_); });
 
   // kube-apiserver 1.20 requires a service-account token issuer and its signing key, although
   // nothing here uses service accounts: a key of this run's own.
@@ -163,8 +157,9 @@ void Cluster::start() {
       "--token-auth-file=" + o_.dir + "/tokens.csv",
       "--authorization-mode=AlwaysAllow",
       // No controller-manager creates service accounts, and no kubelet clears the not-ready
-      // taints: the admission plugins that need them are off.
-      "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
+      // taints: the admission plugins that need them are off. Priority is off so that the
+      // bridge may give Pods their priority itself (bridge.h, --pod-priority).
+      "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition,Priority",
       "--endpoint-reconciler-type=none",
       "--service-cluster-ip-range=10.0.0.0/24",
       "--service-account-issuer=https://kubernetes.default.svc",
@@ -175,6 +170,12 @@ void Cluster::start() {
       // change nothing here (each is an advance of the clock). Flags given with --apiserver-flag
       // come later and win.
       "--watch-cache=false",
+      // No compaction of etcd's history: the scheduler's informers end their watches after a
+      // random 5-10 minutes and resume from the last version they saw; once compacted, that
+      // version is gone, the informer lists again, and the relist of Services or Nodes moves
+      // every waiting Pod back to the active queue at an instant that depends on Go's random
+      // numbers (a schedule that changed from run to run at 766 s on spaced_200).
+      "--etcd-compaction-interval=0",
       "--enable-priority-and-fairness=false",
       "--profiling=false",
   };
@@ -198,8 +199,9 @@ void Cluster::start_scheduler() {
     user = ss.str();
   }
   std::string config = o_.dir + "/scheduler-config.yaml";
-  write_file(config, scheduler_config(user, kubeconfig_, o_.scheduler_config.empty() ? "(default)" : o_.scheduler_config));
-  std::vector<std::string> argv = {bin("kube-scheduler"), "--config=" + config, "--port=0",
+  write_file(config, scheduler_config(user, kubeconfig_, "127.0.0.1:" + std::to_string(scheduler_insecure_port_),
+                                      o_.scheduler_config.empty() ? "(default)" : o_.scheduler_config));
+  std::vector<std::string> argv = {bin("kube-scheduler"), "--config=" + config,
                                    "--secure-port=" + std::to_string(scheduler_port_), "--bind-address=127.0.0.1",
                                    // Each binding in its log ("Successfully bound pod to node"), with
                                    // virtual timestamps: the run's debugging aid.
@@ -213,7 +215,7 @@ void Cluster::start_scheduler() {
   }
   // Ready when it schedules: a probe Pod (no resources) bound proves that its informers have
   // synced, so every Node written before is in its cache.
-  api_->create_pod({kProbePod, 0, "(probe)"});
+  api_->create_pod({kProbePod, 0, "(probe)", std::nullopt});
   wait_for("kube-scheduler", "to schedule a probe pod", [&] {
     auto node = api_->pod_node(kProbePod);
     return node && !node->empty();
@@ -230,11 +232,13 @@ void Cluster::stop(bool orderly) {
   if (daemons_.size() == 0) return;
   api_.reset();
   http_.reset();
-  daemons_.stop_all(std::chrono::milliseconds(orderly ? 10000 : 0));
+  // No component has a shutdown request of its own: SIGTERM (in reverse start order: the
+  // scheduler before the API server before etcd), then up to 10 virtual seconds to exit.
+  daemons_.stop_all(std::chrono::milliseconds(orderly ? 10000 : 0), false);
 }
 
 std::string Cluster::scheduler_config(const std::string& user_yaml, const std::string& kubeconfig,
-                                      const std::string& where) {
+                                      const std::string& health_address, const std::string& where) {
   // No YAML library here: the user's file must be one block mapping (what kube-scheduler
   // reads), so its top-level keys are the lines that start in column 0. The bridge's own keys
   // are appended as top-level keys; the user may not set them.
@@ -257,8 +261,9 @@ std::string Cluster::scheduler_config(const std::string& user_yaml, const std::s
       std::string value = line.substr(colon + 1);
       while (!value.empty() && value.front() == ' ') value.erase(0, 1);
       while (!value.empty() && (value.back() == ' ' || value.back() == '\r')) value.pop_back();
-      if (key == "clientConnection" || key == "leaderElection") {
-        throw ClusterError(at + key + " is set by vtime-k8s (the API of this run, no leader election)");
+      if (key == "clientConnection" || key == "leaderElection" || key == "healthzBindAddress" ||
+          key == "metricsBindAddress") {
+        throw ClusterError(at + key + " is set by vtime-k8s (the API of this run, no leader election, ports of the run)");
       }
       if (key == "apiVersion") {
         if (value != "kubescheduler.config.k8s.io/v1beta1") {
@@ -281,6 +286,9 @@ std::string Cluster::scheduler_config(const std::string& user_yaml, const std::s
   out += "# Added by vtime-k8s:\n";
   out += "clientConnection:\n  kubeconfig: " + kubeconfig + "\n";
   out += "leaderElection:\n  leaderElect: false\n";
+  // Its plain-HTTP health and metrics port (0.0.0.0:10251 by default: a second run would
+  // collide). With --config, the --port and --address flags are ignored.
+  out += "healthzBindAddress: " + health_address + "\nmetricsBindAddress: " + health_address + "\n";
   return out;
 }
 

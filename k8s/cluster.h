@@ -62,10 +62,10 @@ class Cluster {
   void stop(bool orderly);
 
   // The user's scheduler configuration completed with what the bridge decides (where the API
-  // is, no leader election). Throws ClusterError for what cannot work: another kind or API
+  // is, no leader election, the health port `health_address`). Throws ClusterError for what cannot work: another kind or API
   // version, several documents, a key the bridge sets. Public for the unit tests.
   static std::string scheduler_config(const std::string& user_yaml, const std::string& kubeconfig,
-                                      const std::string& where);
+                                      const std::string& health_address, const std::string& where);
 
  private:
   std::string bin(const std::string& name) const;
@@ -78,7 +78,8 @@ class Cluster {
   std::string token_;
   std::string kubeconfig_;
   std::string proxy_socket_;
-  int etcd_port_ = 0, etcd_peer_port_ = 0, apiserver_port_ = 0, scheduler_port_ = 0;
+  int etcd_port_ = 0, etcd_peer_port_ = 0, apiserver_port_ = 0, scheduler_port_ = 0,
+      scheduler_insecure_port_ = 0;
   std::unique_ptr<HttpClient> http_;
   std::unique_ptr<KubeApi> api_;
 };

@@ -81,6 +81,10 @@ std::string KubeApi::pod_json(const PodSpec& p) {
         {"restartPolicy", "Never"},
         {"terminationGracePeriodSeconds", 0}}},
   };
+  if (p.priority) {
+    j["spec"]["priority"] = *p.priority;
+    j["spec"]["preemptionPolicy"] = "Never";
+  }
   return j.dump();
 }
 

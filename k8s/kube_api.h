@@ -33,6 +33,7 @@ struct PodSpec {
   std::string name;       // "job-<n>": a DNS label the bridge makes
   int cpus = 1;           // requests and limits
   std::string batsim_id;  // kept as an annotation, for people reading the API
+  std::optional<int> priority;  // spec.priority, with preemptionPolicy Never; none: 0
 };
 
 // One event of a watch on Pods, reduced to what the bridge needs.

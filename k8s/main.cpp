@@ -54,6 +54,15 @@ int main(int argc, char** argv) {
   app.add_option("--node-cpus", o.node_cpus, "Each Node's cpu capacity (a Batsim host is one Node)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  std::string priority = "submission";
+  app.add_option("--pod-priority", priority,
+                 "submission: Pods get priorities decreasing with submission order (never preempting), so the "
+                 "scheduler's queue orders Pods that became schedulable at the same virtual instant by submission, "
+                 "identically in every run; none: every Pod has priority 0, as in a cluster without "
+                 "PriorityClasses, and kube-scheduler orders such ties by Go's randomized map iteration (schedules "
+                 "then vary from run to run; docs/k8s.md)")
+      ->check(CLI::IsMember({"submission", "none"}))
+      ->capture_default_str();
   app.add_option("--dir", o.dir,
                  "The run's directory: configuration, credentials, etcd's data, the components' logs "
                  "(default: PREFIX_k8s under `vtime run -e PREFIX`)")
@@ -72,6 +81,7 @@ int main(int argc, char** argv) {
     int code = app.exit(e);
     return code == 0 ? 0 : vtime::k8s::kBridgeUsage;
   }
+  o.submission_priority = priority == "submission";
   if (o.dir.empty()) {
     std::fprintf(stderr, "vtime-k8s: give --dir DIR (or run it under `vtime run -e PREFIX`)\n");
     return vtime::k8s::kBridgeUsage;

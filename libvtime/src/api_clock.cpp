@@ -42,6 +42,12 @@ __attribute__((visibility("default"))) int vtime_ticks_on_request(void) {
   return 0;
 }
 
+__attribute__((visibility("default"))) int vtime_cpu_model(void) {
+  ProcessContext* c = context();
+  if (!c) return -1;
+  return static_cast<int>(c->seg->header.cpu_model.load(std::memory_order_acquire));
+}
+
 int vtime_clock_gettime(clockid_t clk, struct timespec* ts) {
   ProcessContext* c = context();
   if (!c || !is_virtual_clock(clk)) return libc().clock_gettime(clk, ts);

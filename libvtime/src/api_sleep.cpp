@@ -35,6 +35,18 @@ int sleep_until(ProcessContext& c, TimePoint deadline, Duration* remaining) {
 
 extern "C" {
 
+__attribute__((visibility("default"))) int vtime_settle(void) {
+  ProcessContext* c = context();
+  if (!c) return -1;
+  // A sleep due now: the controller wakes due waits only at an idle point of the tree, and a
+  // deadline equal to the clock needs no advance (nor, under the broker, a CALL_ME_LATER).
+  // A signal handler running in between ends it early, as it ends any sleep: settle again.
+  while (true) {
+    WaitScope w(*c, now(*c), abi::kReasonSleep, abi::kWakeFutex);
+    if (w.block() != EINTR) return 0;
+  }
+}
+
 int vtime_nanosleep(const struct timespec* req, struct timespec* rem) {
   ProcessContext* c = context();
   if (!c) return libc().nanosleep(req, rem);

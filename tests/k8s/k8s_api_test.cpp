@@ -104,11 +104,16 @@ TEST(KubeApi, NodesAreReadyWithTheirCpus) {
 }
 
 TEST(KubeApi, PodsRequestTheirCpusAndKeepTheBatsimId) {
-  auto j = nlohmann::json::parse(KubeApi::pod_json({"job-12", 1, "w0!12 'odd\" id"}));
+  auto j = nlohmann::json::parse(KubeApi::pod_json({"job-12", 1, "w0!12 'odd\" id", 7}));
   EXPECT_EQ(j["metadata"]["name"], "job-12");
   EXPECT_EQ(j["metadata"]["annotations"]["vtime/batsim-job-id"], "w0!12 'odd\" id");
   EXPECT_EQ(j["spec"]["containers"][0]["resources"]["requests"]["cpu"], "1");
   EXPECT_EQ(j["spec"]["terminationGracePeriodSeconds"], 0);
+  EXPECT_EQ(j["spec"]["priority"], 7);
+  EXPECT_EQ(j["spec"]["preemptionPolicy"], "Never");
+  auto plain = nlohmann::json::parse(KubeApi::pod_json({"job-1", 1, "1", std::nullopt}));
+  EXPECT_FALSE(plain["spec"].contains("priority"));
+  EXPECT_FALSE(plain["spec"].contains("preemptionPolicy"));
 }
 
 TEST(KubeApi, HostNamesBecomeDnsNames) {
@@ -119,11 +124,12 @@ TEST(KubeApi, HostNamesBecomeDnsNames) {
 }
 
 TEST(SchedulerConfig, DefaultNamesTheApiAndTurnsLeaderElectionOff) {
-  std::string c = Cluster::scheduler_config("", "/run/kubeconfig", "(default)");
+  std::string c = Cluster::scheduler_config("", "/run/kubeconfig", "127.0.0.1:3000", "(default)");
   EXPECT_NE(c.find("apiVersion: kubescheduler.config.k8s.io/v1beta1\n"), std::string::npos);
   EXPECT_NE(c.find("kind: KubeSchedulerConfiguration\n"), std::string::npos);
   EXPECT_NE(c.find("clientConnection:\n  kubeconfig: /run/kubeconfig\n"), std::string::npos);
   EXPECT_NE(c.find("leaderElection:\n  leaderElect: false\n"), std::string::npos);
+  EXPECT_NE(c.find("healthzBindAddress: 127.0.0.1:3000\nmetricsBindAddress: 127.0.0.1:3000\n"), std::string::npos);
 }
 
 TEST(SchedulerConfig, UserProfilesAreKept) {
@@ -137,7 +143,7 @@ TEST(SchedulerConfig, UserProfilesAreKept) {
       "      score:\n"
       "        enabled:\n"
       "          - name: NodeResourcesMostAllocated\n";
-  std::string c = Cluster::scheduler_config(user, "/k", "my.yaml");
+  std::string c = Cluster::scheduler_config(user, "/k", "127.0.0.1:1", "my.yaml");
   EXPECT_EQ(c.rfind(user, 0), 0u);
   EXPECT_NE(c.find("clientConnection:\n  kubeconfig: /k\n"), std::string::npos);
 }
@@ -145,7 +151,7 @@ TEST(SchedulerConfig, UserProfilesAreKept) {
 TEST(SchedulerConfig, RefusesWhatCannotWorkNamingTheLine) {
   auto message = [](const std::string& yaml) {
     try {
-      Cluster::scheduler_config(yaml, "/k", "my.yaml");
+      Cluster::scheduler_config(yaml, "/k", "127.0.0.1:1", "my.yaml");
     } catch (const ClusterError& e) {
       return std::string(e.what());
     }
@@ -155,6 +161,7 @@ TEST(SchedulerConfig, RefusesWhatCannotWorkNamingTheLine) {
   EXPECT_NE(message(head + "leaderElection:\n  leaderElect: true\n").find("my.yaml:3: leaderElection is set by vtime-k8s"),
             std::string::npos);
   EXPECT_NE(message(head + "clientConnection:\n  qps: 5\n").find("my.yaml:3: clientConnection"), std::string::npos);
+  EXPECT_NE(message(head + "healthzBindAddress: 0.0.0.0:10251\n").find("my.yaml:3: healthzBindAddress"), std::string::npos);
   EXPECT_NE(message("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n").find("my.yaml:1: apiVersion must be"),
             std::string::npos);
   EXPECT_NE(message("apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: Pod\n").find("my.yaml:2: kind must be"),

@@ -10,29 +10,16 @@ Exit 0 when the case passes; 1 and the reason on stdout otherwise; 77 (skipped) 
 Kubernetes binaries or etcd are not installed.
 """
 import argparse
-import csv
-import io
 import json
 import os
-import shlex
 import shutil
 import signal
 import socket
-import subprocess
 import sys
-import tempfile
 import time
 
-TIMEOUT = 600
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Failure(msg)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bridge_cases import BridgeCase, Failure, check, processes_mentioning, read, rows  # noqa: E402
 
 
 def k8s_bin():
@@ -58,54 +45,12 @@ def contention_workload(path):
     return len(jobs)
 
 
-def rows(text):
-    return list(csv.DictReader(io.StringIO(text)))
-
-
-def read(path):
-    check(os.path.exists(path), "no output %s" % path)
-    with open(path) as f:
-        return f.read()
-
-
-class Case:
+class Case(BridgeCase):
     def __init__(self, args):
-        self.a = args
-        self.dir = tempfile.mkdtemp(prefix="vtime-k8s-test-")
-        self.n = 0
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
-
-    def write(self, name, text):
-        p = self.path(name)
-        with open(p, "w") as f:
-            f.write(text)
-        return p
-
-    def prefix(self, tag):
-        self.n += 1
-        return self.path("%s-%d" % (tag, self.n))
-
-    def run(self, cmd, prefix, tag, expect=0, on_started=None):
-        p = subprocess.Popen(cmd, cwd=self.dir, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
-        try:
-            if on_started:
-                on_started(p, prefix)
-            out, err = p.communicate(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.communicate()
-            raise Failure("timed out after %d s: %s" % (TIMEOUT, shlex.join(cmd)))
-        sys.stderr.write("[%s stderr] %s\n" % (tag, err.strip()[-3000:]))
-        check(p.returncode == expect, "%s\nexited %d, expected %d; stderr:\n%s" % (shlex.join(cmd), p.returncode,
-                                                                                   expect, err.strip()[-3000:]))
-        self.nothing_left(prefix)
-        return err
+        super().__init__(args, "k8s")
 
     def vtime_k8s(self, wl, tag, hosts, config=None, more=(), bridge=(), expect=0, on_started=None):
-        """`vtime k8s`; returns (prefix, stderr)."""
+        """`vtime k8s`; returns (prefix, stderr), once no process of the run is left."""
         prefix = self.prefix(tag)
         cmd = [self.a.vtime, "k8s", "-w", wl, "-e", prefix, "-q", "--hosts", str(hosts)]
         if config:
@@ -113,30 +58,9 @@ class Case:
         cmd += list(more)
         if bridge:
             cmd += ["--"] + list(bridge)
-        return prefix, self.run(cmd, prefix, tag, expect, on_started)
-
-    def nothing_left(self, prefix):
-        """No process of the run is left: none has the run's directory on its command line."""
-        d = prefix + "_k8s"
-        for _ in range(100):
-            left = []
-            for pid in os.listdir("/proc"):
-                if not pid.isdigit():
-                    continue
-                try:
-                    with open("/proc/%s/cmdline" % pid, "rb") as f:
-                        cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
-                except OSError:
-                    continue
-                if d in cmdline:
-                    left.append("%s: %s" % (pid, cmdline))
-            if not left:
-                return
-            time.sleep(0.1)
-        raise Failure("processes left running after the run:\n" + "\n".join(left))
-
-    def cleanup(self):
-        shutil.rmtree(self.dir, ignore_errors=True)
+        err = self.run(cmd, tag, expect, on_started, prefix)
+        self.nothing_left(prefix + "_k8s")
+        return prefix, err
 
 
 def contention(c):
@@ -238,18 +162,7 @@ def apiserver_killed(c):
     contention_workload(wl)
 
     def run_pids(prefix, name):
-        pids = []
-        for pid in os.listdir("/proc"):
-            if not pid.isdigit():
-                continue
-            try:
-                with open("/proc/%s/cmdline" % pid, "rb") as f:
-                    cmd = f.read().split(b"\0")
-            except OSError:
-                continue
-            if cmd and cmd[0].endswith(name.encode()) and any(prefix.encode() in a for a in cmd):
-                pids.append(int(pid))
-        return pids
+        return [pid for pid, cmd in processes_mentioning(prefix + "_k8s") if cmd.split(" ")[0].endswith(name)]
 
     def kill_apiserver(p, prefix):
         # The scheduler starts last, once the Nodes exist; two seconds of real time later the
@@ -275,7 +188,8 @@ def run_equals_shorthand(c):
     long_prefix = c.prefix("long")
     cmd = [c.a.vtime, "run", "--cpu-model", "zero", "--hosts", "4", "-w", wl, "-e", long_prefix, "-q", "--", c.a.k8s,
            "-s", "{endpoint}"]
-    c.run(cmd, long_prefix, "long")
+    c.run(cmd, "long")
+    c.nothing_left(long_prefix + "_k8s")
     check(read(prefix + "_jobs.csv") == read(long_prefix + "_jobs.csv"), "vtime k8s and vtime run differ")
     check(os.path.isdir(long_prefix + "_k8s/log"), "the run's directory is not kept as PREFIX_k8s")
 

@@ -9,31 +9,21 @@ Exit 0 when the case passes; 1 and the reason on stdout otherwise; 77 (skipped) 
 daemons are not installed.
 """
 import argparse
-import csv
-import io
 import json
 import os
-import shlex
 import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bridge_cases import BridgeCase, Failure, check, read, rows  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 PLATFORM16 = os.path.join(ROOT, "examples", "platforms", "cluster16.xml")
 EXAMPLES = os.path.join(ROOT, "examples", "slurm")
 TIMEOUT = 600
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Failure(msg)
 
 
 def small_workload(path):
@@ -67,78 +57,26 @@ def backfill_workload(path):
         json.dump({"nb_res": 2, "jobs": jobs, "profiles": profiles}, f, indent=1)
 
 
-def rows(text):
-    return list(csv.DictReader(io.StringIO(text)))
+class Case(BridgeCase):
+    timeout = TIMEOUT
 
-
-def read(path):
-    check(os.path.exists(path), "no output %s" % path)
-    with open(path) as f:
-        return f.read()
-
-
-class Case:
     def __init__(self, args):
-        self.a = args
-        self.dir = tempfile.mkdtemp(prefix="vtime-slurm-test-")
-        self.n = 0
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
+        super().__init__(args, "slurm")
 
     def conf(self, name, text):
-        p = self.path(name)
-        with open(p, "w") as f:
-            f.write(text)
-        return p
-
-    def prefix(self, tag):
-        self.n += 1
-        return self.path("%s-%d" % (tag, self.n))
+        return self.write(name, text)
 
     def vtime_slurm(self, wl, tag, extra=None, hosts=None, platform=None, more=(), expect=0, on_started=None):
-        """`vtime slurm`; returns (prefix, stderr)."""
+        """`vtime slurm`; returns (prefix, stderr), once no process of the run is left."""
         prefix = self.prefix(tag)
         cmd = [self.a.vtime, "slurm", "-w", wl, "-e", prefix, "-q"]
         cmd += ["--hosts", str(hosts)] if hosts else ["-p", platform or PLATFORM16]
         if extra:
             cmd += ["--slurm-conf", extra]
         cmd += list(more)
-        p = subprocess.Popen(cmd, cwd=self.dir, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
-        try:
-            if on_started:
-                on_started(p, prefix)
-            out, err = p.communicate(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.communicate()
-            raise Failure("timed out after %d s: %s" % (TIMEOUT, shlex.join(cmd)))
-        sys.stderr.write("[%s stderr] %s\n" % (tag, err.strip()))
-        check(p.returncode == expect, "%s\nexited %d, expected %d; stderr:\n%s" % (shlex.join(cmd), p.returncode,
-                                                                                   expect, err.strip()))
-        self.nothing_left(prefix)
+        err = self.run(cmd, tag, expect, on_started, prefix)
+        self.nothing_left(prefix + "_slurm", wait_s=5)
         return prefix, err
-
-    def nothing_left(self, prefix):
-        """No process of the run is left: none has the run's Slurm directory on its command line."""
-        d = prefix + "_slurm"
-        for _ in range(50):
-            left = []
-            for pid in os.listdir("/proc"):
-                if not pid.isdigit():
-                    continue
-                try:
-                    with open("/proc/%s/cmdline" % pid, "rb") as f:
-                        cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
-                except OSError:
-                    continue
-                if d in cmdline:
-                    left.append("%s: %s" % (pid, cmdline))
-            if not left:
-                return
-            time.sleep(0.1)
-        raise Failure("processes left running after the run:\n" + "\n".join(left))
 
     def event_fcfs(self, wl, hosts):
         """The event-based FCFS against `vtime sim`: the reference start order."""
@@ -152,9 +90,6 @@ class Case:
         finally:
             sched.wait(timeout=10)
         return read(prefix + "_jobs.csv")
-
-    def cleanup(self):
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def start_order(text, wl):
@@ -290,7 +225,7 @@ def replay(c):
                         "--dir", c.path("replay_slurm")], cwd=c.dir, stdin=subprocess.DEVNULL, capture_output=True,
                        text=True, timeout=TIMEOUT)
     check(r.returncode == 0, "vtime replay exited %d:\n%s%s" % (r.returncode, r.stdout, r.stderr))
-    c.nothing_left(c.path("replay"))
+    c.nothing_left(c.path("replay_slurm"))
 
 
 def run_equals_shorthand(c):

@@ -54,6 +54,19 @@ int vtime_request_tick(void);
  * a session. Exported by the shim like vtime_request_tick. */
 int vtime_ticks_on_request(void);
 
+/* Blocks until every other thread of the wrapped tree is idle, then returns at the same virtual
+ * instant (the clock does not move: it is a wait whose deadline is now, woken at the next idle
+ * point). For a bridge that hands a real system several stimuli at one instant (a job ended, a
+ * job submitted): settling after each one lets the system react to it completely before the next,
+ * so what it decides no longer depends on how its threads raced. Returns 0, or -1 outside a
+ * session (returns at once). Exported by the shim like vtime_request_tick. */
+int vtime_settle(void);
+
+/* The session's CPU-time model (--cpu-model): 0 zero, 1 calls, 2 real; -1 outside a session. For
+ * a scheduler whose determinism depends on it (vtime-k8s warns under anything but zero).
+ * Exported by the shim like vtime_request_tick. */
+int vtime_cpu_model(void);
+
 /* clocks */
 int vtime_clock_gettime(clockid_t clk, struct timespec* ts);
 int vtime_clock_getres(clockid_t clk, struct timespec* res);

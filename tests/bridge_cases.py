@@ -1,0 +1,105 @@
+"""What the bridge schedulers' integration tests share (tests/slurm/slurm_cases.py,
+tests/k8s/k8s_cases.py): a failure type, reading outputs, a scratch directory per case, running
+a `vtime` command with a time limit and an expected status, and checking that no process of the
+run is left behind (none has the run's directory on its command line)."""
+import csv
+import io
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failure(msg)
+
+
+def rows(text):
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def read(path):
+    check(os.path.exists(path), "no output %s" % path)
+    with open(path) as f:
+        return f.read()
+
+
+def processes_mentioning(text):
+    """(pid, command line) of every process whose command line contains text."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if text in cmdline:
+            found.append((int(pid), cmdline))
+    return found
+
+
+class BridgeCase:
+    """A scratch directory and the runs of one test case."""
+
+    timeout = 600
+
+    def __init__(self, args, tag):
+        self.a = args
+        self.dir = tempfile.mkdtemp(prefix="vtime-%s-test-" % tag)
+        self.n = 0
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def write(self, name, text):
+        p = self.path(name)
+        with open(p, "w") as f:
+            f.write(text)
+        return p
+
+    def prefix(self, tag):
+        self.n += 1
+        return self.path("%s-%d" % (tag, self.n))
+
+    def run(self, cmd, tag, expect=0, on_started=None, prefix=None):
+        """Runs cmd; checks its exit status; returns its stderr. on_started(popen, prefix) runs
+        while the command does (to kill a daemon mid-run)."""
+        p = subprocess.Popen(cmd, cwd=self.dir, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        try:
+            if on_started:
+                on_started(p, prefix)
+            _, err = p.communicate(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+            raise Failure("timed out after %d s: %s" % (self.timeout, shlex.join(cmd)))
+        sys.stderr.write("[%s stderr] %s\n" % (tag, err.strip()[-3000:]))
+        check(p.returncode == expect, "%s\nexited %d, expected %d; stderr:\n%s" % (shlex.join(cmd), p.returncode,
+                                                                                   expect, err.strip()[-3000:]))
+        return err
+
+    def nothing_left(self, run_dir, wait_s=10):
+        """No process of the run is left: none mentions the run's directory."""
+        deadline = time.time() + wait_s
+        while True:
+            left = processes_mentioning(run_dir)
+            if not left:
+                return
+            if time.time() > deadline:
+                raise Failure("processes left running after the run:\n" +
+                              "\n".join("%d: %s" % p for p in left))
+            time.sleep(0.1)
+
+    def cleanup(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
