@@ -22,6 +22,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from bridge_cases import BridgeCase, Failure, check, processes_mentioning, read, rows  # noqa: E402
 
 
+EXAMPLES = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "k8s"))
+
+
 def k8s_bin():
     if os.environ.get("VTIME_K8S_BIN"):
         return os.environ["VTIME_K8S_BIN"]
@@ -98,21 +101,28 @@ def contention(c):
 
 
 def backoff_config(c):
-    """A user's KubeSchedulerConfiguration is used: with a 10 s initial back-off (Kubernetes'
-    default is 1 s), pods that found no free Node wait longer before they are tried again."""
+    """A user's KubeSchedulerConfiguration is used: with examples/k8s/slow-backoff.yaml (a 10 s
+    initial back-off; Kubernetes' default is 1 s), pods that found no free Node wait longer before
+    they are tried again."""
     wl = c.path("contention.json")
     contention_workload(wl)
     waits = {}
-    for tag, config in (("default", None),
-                        ("backoff10", c.write("backoff.yaml", "apiVersion: kubescheduler.config.k8s.io/v1beta1\n"
-                                                              "kind: KubeSchedulerConfiguration\n"
-                                                              "podInitialBackoffSeconds: 10\n"
-                                                              "podMaxBackoffSeconds: 20\n"))):
+    for tag, config in (("default", None), ("backoff10", os.path.join(EXAMPLES, "slow-backoff.yaml"))):
         prefix, _ = c.vtime_k8s(wl, tag, hosts=4, config=config)
         table = [r for r in rows(read(prefix + "_jobs.csv")) if r["final_state"] == "COMPLETED_SUCCESSFULLY"]
         waits[tag] = sum(float(r["waiting_time"]) for r in table) / len(table)
     check(waits["backoff10"] > waits["default"] + 1, "mean waiting time with a 10 s back-off %.3f s, with the default "
           "%.3f s: the configuration was not used" % (waits["backoff10"], waits["default"]))
+
+
+def examples_configs(c):
+    """The shipped example configurations work as they are."""
+    wl = c.path("contention.json")
+    n = contention_workload(wl)
+    for name in sorted(os.listdir(EXAMPLES)):
+        if name.endswith(".yaml"):
+            prefix, _ = c.vtime_k8s(wl, name, hosts=4, config=os.path.join(EXAMPLES, name))
+            check(len(rows(read(prefix + "_jobs.csv"))) == n, "%s: not every job ran" % name)
 
 
 def bad_config(c):
@@ -197,6 +207,7 @@ def run_equals_shorthand(c):
 CASES = {
     "contention": contention,
     "backoff_config": backoff_config,
+    "examples_configs": examples_configs,
     "bad_config": bad_config,
     "port_conflict": port_conflict,
     "apiserver_killed": apiserver_killed,
