@@ -7,6 +7,7 @@
 #include <vtime/protocol/codec.h>
 
 #include <poll.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -131,6 +132,18 @@ class Bridge {
     }
   }
 
+  // Kubernetes failed us (an API call, the watch). Most often a component died, and its
+  // connections closed before its exit could be reaped (a traced process is released by the
+  // tracer first): give the death a moment to show (10 ms steps of virtual time, which stands
+  // still while the dying process still runs), so the user learns which component it was.
+  [[noreturn]] void fail_k8s(const std::string& what) {
+    for (int i = 0; i < 100; ++i) {
+      check_cluster();
+      usleep(10000);
+    }
+    throw Fail(kBridgeK8sFailed, what);
+  }
+
   // --- Batsim's side ----------------------------------------------------------------------
   // Returns false after SIMULATION_ENDS (answered, cluster stopped).
   bool on_message(const std::string& bytes) {
@@ -163,8 +176,7 @@ class Bridge {
         }
       }
     } catch (const ApiError& e) {
-      check_cluster();
-      throw Fail(kBridgeK8sFailed, e.what());
+      fail_k8s(e.what());
     } catch (const ClusterError& e) {
       throw Fail(kBridgeK8sFailed, e.what());
     }
@@ -209,8 +221,7 @@ class Bridge {
       watch_ = std::make_unique<WatchStream>(cluster_->proxy_socket(), KubeApi::pod_watch_path(rv),
                                              std::chrono::seconds(60));
     } catch (const HttpError& e) {
-      check_cluster();
-      throw Fail(kBridgeK8sFailed, std::string("cannot watch pods: ") + e.what());
+      fail_k8s(std::string("cannot watch pods: ") + e.what());
     }
     last_rv_ = rv;
   }
@@ -254,8 +265,7 @@ class Bridge {
     try {
       lines = watch_->read_available();
     } catch (const HttpError& e) {
-      check_cluster();
-      throw Fail(kBridgeK8sFailed, std::string("the pod watch broke: ") + e.what());
+      fail_k8s(std::string("the pod watch broke: ") + e.what());
     }
     for (auto& line : lines) {
       auto e = KubeApi::parse_pod_event(line);

@@ -138,9 +138,12 @@ std::vector<std::string> KubeApi::node_names() {
 }
 
 std::string KubeApi::pod_watch_path(const std::string& resource_version) {
-  // No timeout: the API still ends watches after a while (minutes of virtual time), and the
-  // bridge then opens a new one from the last version it saw.
-  return pods_path() + "?watch=1&allowWatchBookmarks=false&resourceVersion=" + resource_version;
+  // Without timeoutSeconds the API server ends a watch after a random 30-60 virtual minutes
+  // (--min-request-timeout); the bridge would then open a new one at an instant drawn from the
+  // server's random numbers. Ten years is longer than any simulation. Should the server end it
+  // anyway, the bridge resumes from the last version it saw.
+  return pods_path() + "?watch=1&allowWatchBookmarks=false&timeoutSeconds=315360000&resourceVersion=" +
+         resource_version;
 }
 
 std::optional<PodEvent> KubeApi::parse_pod_event(const std::string& line) {
