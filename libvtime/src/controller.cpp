@@ -1128,7 +1128,8 @@ void Controller::Impl::warn_time_stands_still(int64_t real_now) {
   }
   if (running.empty()) running = "a thread of the tree";
   const char* hint = cpu.model == abi::kCpuZero
-                         ? "--cpu-model calls (the default) lets clock reads and polls cost time; --cpu-model real "
+                         ? "--cpu-model calls (the default of vtime exec and run) lets clock reads and polls cost time; "
+                           "--cpu-model real "
                            "lets the clock run while the tree computes"
                          : "--cpu-model real lets the clock run while the tree computes";
   char what[160];
