@@ -2,6 +2,7 @@
 #include "bridge.h"
 
 #include "cluster.h"
+#include "bridge_run.h"
 #include "vtime_hooks.h"
 
 #include <vtime/protocol/codec.h>
@@ -26,11 +27,8 @@ using namespace vtime::protocol;
 // The highest priority a user-defined Pod may have (Kubernetes' HighestUserDefinablePriority).
 constexpr int kTopPriority = 1'000'000'000;
 
-// Ends the run with an exit code and one message for the user.
-struct Fail : std::runtime_error {
-  int code;
-  Fail(int c, const std::string& what) : std::runtime_error(what), code(c) {}
-};
+// Ends the run with an exit code and one message for the user (bridge_run.h).
+using Fail = bridges::BridgeFailure;
 
 class Bridge {
  public:
@@ -78,23 +76,9 @@ class Bridge {
     bool started = false;
   };
 
-  // The run's directory: created, or emptied when it holds an earlier run of ours; anything
-  // else is not ours to delete.
-  void prepare_dir() {
-    std::error_code ec;
-    fs::path d = fs::absolute(o_.dir, ec);
-    if (fs::exists(d)) {
-      bool ours = fs::exists(d / "kubeconfig") || fs::is_empty(d, ec);
-      if (!ours) {
-        throw Fail(kBridgeUsage, "directory " + d.string() + " exists and was not made by vtime-k8s; give "
-                                 "another --dir or remove it");
-      }
-      fs::remove_all(d, ec);
-    }
-    fs::create_directories(d, ec);
-    if (ec) throw Fail(kBridgeUsage, "cannot create " + d.string() + ": " + ec.message());
-    dir_ = d.string();
-  }
+  // The run's directory (bridge_run.h).
+  void prepare_dir() { dir_ = bridges::prepare_run_dir(o_.dir, "kubeconfig", "vtime-k8s", kBridgeUsage); }
+
 
   void loop() {
     for (;;) {
@@ -309,19 +293,10 @@ class Bridge {
 }  // namespace
 
 int run_bridge(const BridgeOptions& o) {
-  try {
+  return bridges::run_reporting("vtime-k8s", o.endpoint, {kBridgeProtocol, kBridgeK8sFailed}, [&] {
     Bridge b(o);
     return b.run();
-  } catch (const Fail& f) {
-    fprintf(stderr, "vtime-k8s: %s\n", f.what());
-    return f.code;
-  } catch (const zmq::error_t& e) {
-    fprintf(stderr, "vtime-k8s: ZeroMQ error on '%s': %s\n", o.endpoint.c_str(), e.what());
-    return kBridgeProtocol;
-  } catch (const std::exception& e) {
-    fprintf(stderr, "vtime-k8s: %s\n", e.what());
-    return kBridgeK8sFailed;
-  }
+  });
 }
 
 }  // namespace vtime::k8s

@@ -4,6 +4,7 @@
 #include "agent_link.h"
 #include "daemon_set.h"
 #include "loopback_ports.h"
+#include "bridge_run.h"
 #include "vtime_hooks.h"
 #include "slurm_client.h"
 #include "slurm_conf.h"
@@ -36,11 +37,8 @@ using bridges::DaemonError;
 using bridges::DaemonSet;
 using bridges::request_tick;
 
-// Ends the run with an exit code and one message for the user.
-struct Fail : std::runtime_error {
-  int code;
-  Fail(int c, const std::string& what) : std::runtime_error(what), code(c) {}
-};
+// Ends the run with an exit code and one message for the user (bridge_run.h).
+using Fail = bridges::BridgeFailure;
 
 std::string safe_name(const std::string& id) {
   std::string out = id;
@@ -90,23 +88,14 @@ class Bridge {
   }
 
  private:
-  // The run's directory: created, or emptied when it holds an earlier run of ours; anything
-  // else is not ours to delete.
+  // The run's directory (bridge_run.h), with Slurm's state, log and spool directories.
   void prepare_dir() {
+    dir_ = bridges::prepare_run_dir(o_.dir, "slurm.conf", "vtime-slurm", kBridgeUsage);
     std::error_code ec;
-    fs::path d = fs::absolute(o_.dir, ec);
-    if (fs::exists(d)) {
-      bool ours = fs::exists(d / "slurm.conf") || fs::is_empty(d, ec);
-      if (!ours) {
-        throw Fail(kBridgeUsage, "directory " + d.string() + " exists and was not made by vtime-slurm; give "
-                                 "another --dir or remove it");
-      }
-      fs::remove_all(d, ec);
-    }
-    for (const char* sub : {"state", "log", "spool"}) fs::create_directories(d / sub, ec);
-    if (ec) throw Fail(kBridgeUsage, "cannot create " + d.string() + ": " + ec.message());
-    dir_ = d.string();
+    for (const char* sub : {"state", "log", "spool"}) fs::create_directories(fs::path(dir_) / sub, ec);
+    if (ec) throw Fail(kBridgeUsage, "cannot create " + dir_ + "/...: " + ec.message());
   }
+
 
   void loop() {
     for (;;) {
@@ -321,19 +310,10 @@ class Bridge {
 }  // namespace
 
 int run_bridge(const BridgeOptions& o) {
-  try {
+  return bridges::run_reporting("vtime-slurm", o.endpoint, {kBridgeProtocol, kBridgeSlurmFailed}, [&] {
     Bridge b(o);
     return b.run();
-  } catch (const Fail& f) {
-    fprintf(stderr, "vtime-slurm: %s\n", f.what());
-    return f.code;
-  } catch (const zmq::error_t& e) {
-    fprintf(stderr, "vtime-slurm: ZeroMQ error on '%s': %s\n", o.endpoint.c_str(), e.what());
-    return kBridgeProtocol;
-  } catch (const std::exception& e) {
-    fprintf(stderr, "vtime-slurm: %s\n", e.what());
-    return kBridgeSlurmFailed;
-  }
+  });
 }
 
 }  // namespace vtime::slurm
