@@ -127,7 +127,7 @@ std::vector<std::string> DaemonSet::stop_all(std::chrono::milliseconds grace, bo
         all = all && d.exited;
       }
       if (all || waited >= limit) return all;
-      usleep(10000);
+      sleep_10ms();
     }
   };
   std::vector<std::string> signalled;

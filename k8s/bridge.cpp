@@ -7,12 +7,10 @@
 
 #include <vtime/protocol/codec.h>
 
-#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
@@ -21,7 +19,6 @@
 namespace vtime::k8s {
 namespace {
 
-namespace fs = std::filesystem;
 using namespace vtime::protocol;
 
 // The highest priority a user-defined Pod may have (Kubernetes' HighestUserDefinablePriority).
@@ -78,7 +75,6 @@ class Bridge {
 
   // The run's directory (bridge_run.h).
   void prepare_dir() { dir_ = bridges::prepare_run_dir(o_.dir, "kubeconfig", "vtime-k8s", kBridgeUsage); }
-
 
   void loop() {
     for (;;) {
@@ -177,11 +173,9 @@ class Bridge {
 
   // Decisions heard before this message, in submission order.
   void take_pending(Message& reply) {
-    std::vector<std::pair<size_t, Event>> ordered(std::make_move_iterator(pending_.begin()),
-                                                  std::make_move_iterator(pending_.end()));
+    std::stable_sort(pending_.begin(), pending_.end(), [](auto& a, auto& b) { return a.first < b.first; });
+    for (auto& [seq, e] : pending_) reply.events.push_back(std::move(e));
     pending_.clear();
-    std::stable_sort(ordered.begin(), ordered.end(), [](auto& a, auto& b) { return a.first < b.first; });
-    for (auto& [seq, e] : ordered) reply.events.push_back(std::move(e));
   }
 
   void start_cluster(const SimulationBegins& b) {

@@ -95,6 +95,16 @@ void Cluster::write_credentials() {
              "current-context: vtime\n");
 }
 
+void Cluster::start_daemon(const std::string& name, std::vector<std::string> argv) {
+  // Its output and its log are one file, log/NAME.log (Go components log to stderr).
+  std::string log = o_.dir + "/log/" + name + ".log";
+  try {
+    daemons_.start({name, std::move(argv), log, log});
+  } catch (const bridges::DaemonError& e) {
+    throw ClusterError(e.what());
+  }
+}
+
 template <class F>
 void Cluster::wait_for(const std::string& component, const std::string& what, F ready) {
   try {
@@ -123,15 +133,7 @@ void Cluster::start() {
   proxy_socket_ = o_.dir + "/api.sock";
   fs::remove(proxy_socket_, ec);
 
-  auto start = [&](const std::string& name, std::vector<std::string> argv) {
-    try {
-      daemons_.start({name, std::move(argv), o_.dir + "/log/" + name + ".log", o_.dir + "/log/" + name + ".log"});
-    } catch (const bridges::DaemonError& e) {
-      throw ClusterError(e.what());
-    }
-  };
-
-  start("etcd", {o_.etcd, "--name", "vtime", "--data-dir", o_.dir + "/etcd", "--listen-client-urls", url(etcd_port_),
+  start_daemon("etcd", {o_.etcd, "--name", "vtime", "--data-dir", o_.dir + "/etcd", "--listen-client-urls", url(etcd_port_),
                  "--advertise-client-urls", url(etcd_port_), "--listen-peer-urls", url(etcd_peer_port_),
                  "--initial-advertise-peer-urls", url(etcd_peer_port_), "--initial-cluster",
                  "vtime=" + url(etcd_peer_port_), "--listen-metrics-urls", "", "--log-level", "warn",
@@ -180,9 +182,9 @@ void Cluster::start() {
       "--profiling=false",
   };
   for (auto& f : o_.apiserver_flags) api.push_back(f);
-  start("kube-apiserver", std::move(api));
+  start_daemon("kube-apiserver", std::move(api));
   // The bridge's way into the API: kubectl holds the credentials and speaks TLS.
-  start("kubectl-proxy", {bin("kubectl"), "proxy", "--kubeconfig=" + kubeconfig_, "--unix-socket=" + proxy_socket_});
+  start_daemon("kubectl-proxy", {bin("kubectl"), "proxy", "--kubeconfig=" + kubeconfig_, "--unix-socket=" + proxy_socket_});
   http_ = std::make_unique<HttpClient>(proxy_socket_, std::chrono::seconds(60));
   api_ = std::make_unique<KubeApi>(*http_);
   wait_for("kube-apiserver", "to be ready", [&] { return fs::exists(proxy_socket_) && api_->ready(); });
@@ -207,12 +209,7 @@ void Cluster::start_scheduler() {
                                    // virtual timestamps: the run's debugging aid.
                                    "--v=2"};
   for (auto& f : o_.scheduler_flags) argv.push_back(f);
-  try {
-    daemons_.start({"kube-scheduler", std::move(argv), o_.dir + "/log/kube-scheduler.log",
-                    o_.dir + "/log/kube-scheduler.log"});
-  } catch (const bridges::DaemonError& e) {
-    throw ClusterError(e.what());
-  }
+  start_daemon("kube-scheduler", std::move(argv));
   // Ready when it schedules: a probe Pod (no resources) bound proves that its informers have
   // synced, so every Node written before is in its cache.
   api_->create_pod({kProbePod, 0, "(probe)", std::nullopt});

@@ -69,6 +69,7 @@ class Cluster {
 
  private:
   std::string bin(const std::string& name) const;
+  void start_daemon(const std::string& name, std::vector<std::string> argv);
   void write_credentials();
   template <class F>
   void wait_for(const std::string& component, const std::string& what, F ready);

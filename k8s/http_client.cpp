@@ -298,8 +298,7 @@ WatchStream::WatchStream(const std::string& socket_path, std::string_view path, 
       parser_.feed(std::string_view(buf, static_cast<size_t>(n)));
     }
     if (parser_.status() != 200) {
-      ResponseParser& p = parser_;
-      HttpResponse rest = read_response(fd_, timeout, p);
+      HttpResponse rest = read_response(fd_, timeout, parser_);
       throw HttpError("watch " + std::string(path) + " answered " + std::to_string(parser_.status()) + ": " +
                       rest.body.substr(0, 300));
     }

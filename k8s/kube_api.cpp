@@ -128,15 +128,6 @@ std::string KubeApi::pods_resource_version() {
   return j["metadata"]["resourceVersion"].get<std::string>();
 }
 
-std::vector<std::string> KubeApi::node_names() {
-  HttpResponse r = call("GET", "/api/v1/nodes", "", 200, "listing nodes");
-  std::vector<std::string> out;
-  auto j = json::parse(r.body, nullptr, false);
-  if (!j.is_object() || !j.contains("items") || !j["items"].is_array()) throw ApiError("listing nodes: no items");
-  for (auto& item : j["items"]) out.push_back(item.value("/metadata/name"_json_pointer, std::string()));
-  return out;
-}
-
 std::string KubeApi::pod_watch_path(const std::string& resource_version) {
   // Without timeoutSeconds the API server ends a watch after a random 30-60 virtual minutes
   // (--min-request-timeout); the bridge would then open a new one at an instant drawn from the
@@ -165,11 +156,8 @@ std::optional<PodEvent> KubeApi::parse_pod_event(const std::string& line) {
     return e;
   }
   auto str = [&](const char* ptr) {
-    const json* v = &o;
     json::json_pointer p(ptr);
-    if (!o.contains(p)) return std::string();
-    v = &o.at(p);
-    return v->is_string() ? v->get<std::string>() : std::string();
+    return o.contains(p) && o.at(p).is_string() ? o.at(p).get<std::string>() : std::string();
   };
   e.name = str("/metadata/name");
   e.resource_version = str("/metadata/resourceVersion");

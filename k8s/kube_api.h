@@ -64,8 +64,6 @@ class KubeApi {
   std::optional<std::string> pod_node(const std::string& name);
   // The resource version of the Pod list, to start a watch from.
   std::string pods_resource_version();
-  // Names of the Nodes the API holds.
-  std::vector<std::string> node_names();
 
   static std::string pod_watch_path(const std::string& resource_version);
   // nullopt for a line that is not a watch event (the caller reports it).

@@ -1,7 +1,9 @@
 """What the bridge schedulers' integration tests share (tests/slurm/slurm_cases.py,
 tests/k8s/k8s_cases.py): a failure type, reading outputs, a scratch directory per case, running
-a `vtime` command with a time limit and an expected status, and checking that no process of the
-run is left behind (none has the run's directory on its command line)."""
+a `vtime` command with a time limit and an expected status, checking that no process of the run
+is left behind (none has the run's directory on its command line), and the command line of a
+case runner."""
+import argparse
 import csv
 import io
 import os
@@ -103,3 +105,33 @@ class BridgeCase:
 
     def cleanup(self):
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def main(cases, options, make_case, skip_reason):
+    """`RUNNER CASE --OPTION PATH ...` or `RUNNER --list`. Exit 0 when the case passes; 1 and the
+    reason on stdout otherwise; 2 for an unknown case; 77 (skipped) when skip_reason() says why
+    the system under test is missing."""
+    if sys.argv[1:] == ["--list"]:
+        print("\n".join(cases))
+        return 0
+    p = argparse.ArgumentParser()
+    p.add_argument("case")
+    for o in options:
+        p.add_argument(o)
+    args = p.parse_args()
+    if args.case not in cases:
+        print("unknown case " + args.case)
+        return 2
+    why = skip_reason()
+    if why:
+        print("SKIP: " + why)
+        return 77
+    c = make_case(args)
+    try:
+        cases[args.case](c)
+        return 0
+    except Failure as e:
+        print("FAIL %s: %s" % (args.case, e))
+        return 1
+    finally:
+        c.cleanup()

@@ -9,7 +9,6 @@ usage: k8s_cases.py CASE --vtime VTIME --k8s VTIME_K8S
 Exit 0 when the case passes; 1 and the reason on stdout otherwise; 77 (skipped) when the
 Kubernetes binaries or etcd are not installed.
 """
-import argparse
 import json
 import os
 import shutil
@@ -19,7 +18,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from bridge_cases import BridgeCase, Failure, check, processes_mentioning, read, rows  # noqa: E402
+import bridge_cases  # noqa: E402
+from bridge_cases import BridgeCase, check, processes_mentioning, read, rows  # noqa: E402
 
 
 EXAMPLES = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "k8s"))
@@ -215,33 +215,14 @@ CASES = {
 }
 
 
-def main():
-    if sys.argv[1:] == ["--list"]:
-        print("\n".join(CASES))
-        return 0
-    p = argparse.ArgumentParser()
-    p.add_argument("case")
-    p.add_argument("--vtime")
-    p.add_argument("--k8s")
-    args = p.parse_args()
-    if args.case not in CASES:
-        print("unknown case " + args.case)
-        return 2
-    missing = [b for b in ("kube-apiserver", "kube-scheduler", "kubectl") if not os.access(os.path.join(k8s_bin(), b), os.X_OK)]
+def missing_binaries():
+    missing = [b for b in ("kube-apiserver", "kube-scheduler", "kubectl")
+               if not os.access(os.path.join(k8s_bin(), b), os.X_OK)]
     if missing or not shutil.which("etcd"):
-        print("SKIP: %s not installed (k8s/install-kubernetes builds them; etcd comes from etcd-server)"
-              % ", ".join(missing or ["etcd"]))
-        return 77
-    c = Case(args)
-    try:
-        CASES[args.case](c)
-        return 0
-    except Failure as e:
-        print("FAIL %s: %s" % (args.case, e))
-        return 1
-    finally:
-        c.cleanup()
+        return "%s not installed (k8s/install-kubernetes builds them; etcd comes from etcd-server)" % (
+            ", ".join(missing or ["etcd"]))
+    return None
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(bridge_cases.main(CASES, ["--vtime", "--k8s"], Case, missing_binaries))

@@ -8,7 +8,6 @@ usage: slurm_cases.py CASE --vtime VTIME --slurm VTIME_SLURM --event-fcfs EVENT_
 Exit 0 when the case passes; 1 and the reason on stdout otherwise; 77 (skipped) when Slurm's
 daemons are not installed.
 """
-import argparse
 import json
 import os
 import shutil
@@ -18,6 +17,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import bridge_cases  # noqa: E402
 from bridge_cases import BridgeCase, Failure, check, read, rows  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -281,36 +281,12 @@ CASES = {
 }
 
 
-def main():
-    if sys.argv[1:] == ["--list"]:
-        print("\n".join(CASES))
-        return 0
-    p = argparse.ArgumentParser()
-    p.add_argument("case")
-    p.add_argument("--vtime")
-    p.add_argument("--slurm")
-    p.add_argument("--event-fcfs")
-    args = p.parse_args()
-    if args.case == "--list":
-        print("\n".join(CASES))
-        return 0
-    if args.case not in CASES:
-        print("unknown case " + args.case)
-        return 2
+def missing_slurm():
     if not shutil.which("slurmctld", path="/usr/sbin:/usr/bin:/sbin:/bin") or not shutil.which(
             "slurmd", path="/usr/sbin:/usr/bin:/sbin:/bin"):
-        print("SKIP: slurmctld/slurmd are not installed (.ci/debian-packages installs them)")
-        return 77
-    c = Case(args)
-    try:
-        CASES[args.case](c)
-        return 0
-    except Failure as e:
-        print("FAIL %s: %s" % (args.case, e))
-        return 1
-    finally:
-        c.cleanup()
+        return "slurmctld/slurmd are not installed (.ci/debian-packages installs them)"
+    return None
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(bridge_cases.main(CASES, ["--vtime", "--slurm", "--event-fcfs"], Case, missing_slurm))
