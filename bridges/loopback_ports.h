@@ -15,8 +15,10 @@ bool loopback_port_free(int port);
 // True when something accepts TCP connections on 127.0.0.1:port (a daemon is listening).
 bool loopback_port_answers(int port);
 
-// The first port of a run of `count` consecutive free loopback ports in [20000, 60000). Throws
-// std::runtime_error when none is found. Ports never reach Batsim or the outputs.
+// The first port of a run of `count` consecutive free loopback ports outside the kernel's
+// ephemeral range (below it: 10000-32767 by default), where the daemons' own outgoing connections
+// cannot take them before they are bound. Throws std::runtime_error when none is found. Ports
+// never reach Batsim or the outputs.
 int find_loopback_ports(int count);
 
 }  // namespace vtime::bridges
