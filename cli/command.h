@@ -31,5 +31,6 @@ Subcommand register_replay(CLI::App& root);
 Subcommand register_trace(CLI::App& root);
 Subcommand register_slurm(CLI::App& root);
 Subcommand register_k8s(CLI::App& root);
+Subcommand register_sweep(CLI::App& root);
 
 }  // namespace vtime::cli

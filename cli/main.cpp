@@ -21,6 +21,9 @@ int main(int argc, char** argv) {
   commands.push_back(vtime::cli::register_run(root));
   commands.push_back(vtime::cli::register_replay(root));
 #endif
+#ifdef VTIME_WITH_SWEEP
+  commands.push_back(vtime::cli::register_sweep(root));
+#endif
 #ifdef VTIME_WITH_SLURM
   commands.push_back(vtime::cli::register_slurm(root));
 #endif

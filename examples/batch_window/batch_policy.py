@@ -1,7 +1,9 @@
 """The batch-window policy shared by batch_window.py (threading.Timer) and its event-based twin
 batch_window_event.py (CALL_ME_LATER). Pure state, no I/O and no clock: the two programs differ
 only in what tells them that a window has ended. The policy is defined in examples/README.md.
+spend_cpu (their --decision-cost) is the one thing here that reads a clock: the thread's CPU time.
 """
+import time
 
 
 class BatchWindow:
@@ -63,3 +65,13 @@ def parse_alloc(text):
         lo, _, hi = part.partition("-")
         ids.update(range(int(lo), int(hi or lo) + 1))
     return ids
+
+
+def spend_cpu(ms):
+    """--decision-cost: spin until this thread has used `ms` milliseconds of CPU time.
+
+    time.thread_time() reads CLOCK_THREAD_CPUTIME_ID, real computation even under vtime, so a sync
+    policy that gives the scheduler less real time than this shows late decisions."""
+    end = time.thread_time() + ms / 1000.0
+    while time.thread_time() < end:
+        pass

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""batch_window.py -s ENDPOINT --window W
+"""batch_window.py -s ENDPOINT --window W [--decision-cost MS]
 
 A real-time batching scheduler: the first submission after a quiet period opens a window of W
 seconds (a threading.Timer); when the timer fires, every job submitted so far becomes
@@ -17,16 +17,20 @@ import threading
 
 import zmq
 
-from batch_policy import BatchWindow
+from batch_policy import BatchWindow, spend_cpu
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[1])
     ap.add_argument("-s", "--socket-endpoint", default="tcp://*:28000", help="ZeroMQ endpoint to bind (REP)")
     ap.add_argument("--window", type=float, required=True, help="seconds a window stays open")
+    ap.add_argument("--decision-cost", type=float, default=0.0, metavar="MS",
+                    help="real CPU milliseconds each window's pass spends before publishing its decisions")
     args = ap.parse_args()
     if not args.window > 0:
         ap.error("--window must be positive")
+    if not args.decision_cost >= 0:
+        ap.error("--decision-cost must not be negative")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
 
     policy = BatchWindow()
@@ -36,7 +40,13 @@ def main():
     def window_ends():
         with lock:
             policy.close_window()
-            outbox.extend(policy.schedule())
+            decided = policy.schedule()
+        if args.decision_cost:
+            # Think without the lock: the protocol thread keeps answering meanwhile, so the
+            # decisions go out late when the sync policy does not wait for them.
+            spend_cpu(args.decision_cost)
+        with lock:
+            outbox.extend(decided)
 
     sock = zmq.Context.instance().socket(zmq.REP)
     sock.linger = 1000  # lets the last reply leave before exit

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""batch_window_event.py -s ENDPOINT --window W
+"""batch_window_event.py -s ENDPOINT --window W [--decision-cost MS]
 
 The event-based twin of batch_window.py: the same policy (examples/README.md), but a window's end
 is a CALL_ME_LATER(now + W) answered by Batsim's REQUESTED_CALL instead of a timer, so it runs
@@ -14,16 +14,20 @@ import sys
 
 import zmq
 
-from batch_policy import BatchWindow
+from batch_policy import BatchWindow, spend_cpu
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[1])
     ap.add_argument("-s", "--socket-endpoint", default="tcp://*:28000", help="ZeroMQ endpoint to bind (REP)")
     ap.add_argument("--window", type=float, required=True, help="seconds a window stays open")
+    ap.add_argument("--decision-cost", type=float, default=0.0, metavar="MS",
+                    help="real CPU milliseconds spent on each message before replying")
     args = ap.parse_args()
     if not args.window > 0:
         ap.error("--window must be positive")
+    if not args.decision_cost >= 0:
+        ap.error("--decision-cost must not be negative")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
 
     policy = BatchWindow()
@@ -40,6 +44,7 @@ def main():
         events = [] if policy.ended else [dict(timestamp=now, **d) for d in policy.schedule()]
         if opened:
             events.append({"timestamp": now, "type": "CALL_ME_LATER", "data": {"timestamp": now + args.window}})
+        spend_cpu(args.decision_cost)
         sock.send_string(json.dumps({"now": now, "events": events}))
     sock.close()
     return 0

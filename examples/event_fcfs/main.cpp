@@ -1,6 +1,6 @@
 // event_fcfs: a FCFS scheduler speaking the Batsim protocol over ZeroMQ.
 //
-//   event_fcfs -s ENDPOINT [--period P]
+//   event_fcfs -s ENDPOINT [--period P] [--decision-cost MS]
 //
 // Binds a REP socket at ENDPOINT (Batsim or `vtime sim` connects to it), answers every
 // message, and exits 0 after replying to SIMULATION_ENDS. Exit codes: 0 done; 1 invalid message
@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <zmq.hpp>
 
+#include "decision_cost.h"
 #include "fcfs.h"
 #include "vtime/protocol/codec.h"
 
@@ -24,11 +25,15 @@ extern "C" void on_signal(int sig) { g_signal.store(sig); }
 int main(int argc, char** argv) {
   std::string endpoint = "tcp://*:28000";
   double period = 0;
+  double decision_cost_ms = 0;
   CLI::App app{"event_fcfs: first-come-first-served on the lowest-numbered free resources, for Batsim or vtime sim."};
   app.add_option("-s,--socket-endpoint", endpoint, "ZeroMQ endpoint to bind (REP)")->capture_default_str();
   app.add_option("--period", period,
                  "Decide only every P seconds, at CALL_ME_LATER ticks (0: decide on every event)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--decision-cost", decision_cost_ms, "Real CPU milliseconds spent on each message before replying")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -72,6 +77,7 @@ int main(int argc, char** argv) {
         return 1;
       }
       std::string reply = vtime::protocol::serialise(fcfs.on_message(*in));
+      examples::spend_cpu(examples::decision_cost(decision_cost_ms));
       sock.send(zmq::buffer(reply), zmq::send_flags::none);
     }
     return 0;

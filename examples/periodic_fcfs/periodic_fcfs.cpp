@@ -1,5 +1,7 @@
 #include "periodic_fcfs.h"
 
+#include "decision_cost.h"
+
 #include <time.h>
 
 #include <variant>
@@ -10,22 +12,9 @@ using namespace vtime::protocol;
 
 namespace {
 
-// Spins until this thread has used `work` of CPU time. CLOCK_THREAD_CPUTIME_ID measures real
-// computation, so the time spent here is real even when the scheduler's clocks are virtual.
-void burn_cpu(std::chrono::milliseconds work) {
-  auto cpu_now = [] {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
-  };
-  const auto end = cpu_now() + work;
-  while (cpu_now() < end) {
-  }
-}
-
 }  // namespace
 
-PeriodicFcfs::PeriodicFcfs(std::chrono::nanoseconds period, std::chrono::milliseconds work)
+PeriodicFcfs::PeriodicFcfs(std::chrono::nanoseconds period, std::chrono::nanoseconds work)
     : period_(period), work_(work) {}
 
 PeriodicFcfs::~PeriodicFcfs() { stop(); }
@@ -76,10 +65,10 @@ void PeriodicFcfs::loop() {
     // computes, the next deadline is exactly one period after this one.
     if (cv_.wait_for(lock, period_, [this] { return stopping_; })) return;
     std::vector<Payload> decided = fcfs_pass();
-    if (work_ > std::chrono::milliseconds::zero()) {
+    if (work_ > std::chrono::nanoseconds::zero()) {
       // Think without holding the lock: the protocol thread keeps answering meanwhile.
       lock.unlock();
-      burn_cpu(work_);
+      examples::spend_cpu(work_);
       lock.lock();
       if (stopping_) return;
     }

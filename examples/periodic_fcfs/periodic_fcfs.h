@@ -36,7 +36,7 @@ class PeriodicFcfs {
  public:
   // work: real CPU time burnt by each pass after deciding and before publishing its decisions
   // (thread CPU time, which vtime does not virtualise), to study real-time sync policies.
-  PeriodicFcfs(std::chrono::nanoseconds period, std::chrono::milliseconds work);
+  PeriodicFcfs(std::chrono::nanoseconds period, std::chrono::nanoseconds work);
   ~PeriodicFcfs();  // stop()
   PeriodicFcfs(const PeriodicFcfs&) = delete;
   PeriodicFcfs& operator=(const PeriodicFcfs&) = delete;
@@ -57,7 +57,7 @@ class PeriodicFcfs {
     int res;
   };
   const std::chrono::nanoseconds period_;
-  const std::chrono::milliseconds work_;
+  const std::chrono::nanoseconds work_;
 
   std::mutex mu_;  // guards everything below
   std::condition_variable cv_;
