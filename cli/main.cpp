@@ -21,6 +21,9 @@ int main(int argc, char** argv) {
   commands.push_back(vtime::cli::register_run(root));
   commands.push_back(vtime::cli::register_replay(root));
 #endif
+#ifdef VTIME_WITH_WORKLOAD
+  commands.push_back(vtime::cli::register_workload(root));
+#endif
 #ifdef VTIME_WITH_SWEEP
   commands.push_back(vtime::cli::register_sweep(root));
 #endif

@@ -51,6 +51,7 @@ Workload read(const Json& doc, const std::string& path, const std::string& name)
   Workload w;
   w.name = name;
   w.file = path;
+  if (doc.contains("nb_res") && doc["nb_res"].is_number_integer()) w.nb_res = doc["nb_res"].get<int64_t>();
   std::map<std::string, size_t, std::less<>> profile_index;
   const Json& profiles = doc["profiles"];
   for (auto it = profiles.begin(); it != profiles.end(); ++it) {

@@ -140,7 +140,9 @@ PlotsWritten write_plots(const Plan& plan, const Report& report, const std::stri
       if (plan.configurations[i].workload != w) continue;
       (plan.configurations[i].reference ? references : configs).push_back(i);
     }
-    if (configs.empty()) configs = references;
+    // A sweep of exact runs only (--sync exact): its curves are the references themselves.
+    const bool only_references = configs.empty();
+    if (only_references) configs = references;
     for (size_t p = 0; p < plan.params.size(); ++p) {
       const Param& param = plan.params[p];
       if (!numeric(param)) continue;
@@ -161,7 +163,7 @@ PlotsWritten write_plots(const Plan& plan, const Report& report, const std::stri
           cv.title = title;
           if (auto pt = point_of(report.configurations[ci], k, x)) cv.points.push_back(*pt);
           // The reference's own configuration row holds its values.
-          for (size_t ri : references) {
+          for (size_t ri : only_references ? std::vector<size_t>{} : references) {
             const Configuration& r = plan.configurations[ri];
             if (r.reference_run != c.reference_run) continue;
             if (auto pt = point_of(report.configurations[ri], k, x)) refs[title].points.push_back(*pt);
@@ -204,7 +206,7 @@ PlotsWritten write_plots(const Plan& plan, const Report& report, const std::stri
           size_t b = emit(c);
           if (!plot.empty()) plot += ", \\\n     ";
           plot += "'" + base + ".dat' index " + std::to_string(b) + " using 1:2:3 with yerrorlines pt 7 ps 0.6 title " +
-                  gp_string(c.title.empty() ? "timeout policy" : c.title);
+                  gp_string(c.title.empty() ? (only_references ? "exact" : "timeout policy") : c.title);
         }
         for (const Curve& r : ref_curves) {
           size_t b = emit(r);

@@ -24,6 +24,14 @@ std::optional<double> number_in(const std::map<std::string, std::string>& m, con
 
 std::string num(const std::optional<double>& v) { return v ? format_number(*v) : std::string(); }
 
+// Means and spreads: ten digits, so a difference of two makespans prints 0.1, not 0.0999999999999.
+std::string stat(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  std::string s = buf;
+  return s == "-0" ? "0" : s;
+}
+
 std::string wall(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f", s);
@@ -238,7 +246,7 @@ bool write_summary_csv(const Plan& plan, const Report& rep, const std::string& p
     row.push_back(s.finished ? format_number(static_cast<double>(s.finished - s.ok) / static_cast<double>(s.finished))
                              : std::string());
     auto vs = [&](size_t k, const std::optional<double>& ref) {
-      return s.stats[k].n && ref ? format_number(s.stats[k].mean - *ref) : std::string();
+      return s.stats[k].n && ref ? stat(s.stats[k].mean - *ref) : std::string();
     };
     row.push_back(vs(kMakespan, s.reference_makespan));
     row.push_back(vs(kMeanWaiting, s.reference_mean_waiting_time));
@@ -248,9 +256,9 @@ bool write_summary_csv(const Plan& plan, const Report& rep, const std::string& p
         row.insert(row.end(), {"", "", ""});
         continue;
       }
-      row.push_back(k == kWall ? wall(st.mean) : format_number(st.mean));
-      row.push_back(st.n < 2 ? std::string() : k == kWall ? wall(st.sd) : format_number(st.sd));
-      row.push_back(st.n < 2 ? std::string() : k == kWall ? wall(st.ci95) : format_number(st.ci95));
+      row.push_back(k == kWall ? wall(st.mean) : stat(st.mean));
+      row.push_back(st.n < 2 ? std::string() : k == kWall ? wall(st.sd) : stat(st.sd));
+      row.push_back(st.n < 2 ? std::string() : k == kWall ? wall(st.ci95) : stat(st.ci95));
     }
     text += csv_line(row);
   }

@@ -48,6 +48,7 @@ struct Workload {
   std::vector<WorkloadJob> jobs;
   std::vector<Profile> profiles;
   RawJson profiles_json;       // the "profiles" object, for SIMULATION_BEGINS
+  std::optional<int64_t> nb_res;  // the platform size it was written for, when it says (not used by the simulation)
 };
 
 Result<Workload> load_workload(const std::string& path, const std::string& name);
