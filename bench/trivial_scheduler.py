@@ -9,7 +9,8 @@ import sys
 
 import zmq
 
-sock = zmq.Context().socket(zmq.REP)
+ctx = zmq.Context()
+sock = ctx.socket(zmq.REP)
 sock.bind(sys.argv[1])
 free, queue, running = [], [], {}
 while True:
@@ -33,3 +34,5 @@ while True:
     sock.send_string(json.dumps({"now": now, "events": out}))
     if ends:
         break
+sock.close(linger=1000)  # the last reply leaves before exit
+ctx.term()

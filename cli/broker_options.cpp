@@ -24,6 +24,10 @@ void add_broker_options(CLI::App& app, BrokerOptions& o) {
   app.add_option("--crash-timeout", o.crash_timeout, "real seconds a scheduler may stay busy without replying")
       ->capture_default_str();
   app.add_option("--cml-lead", o.cml_lead, "smallest distance in seconds from now of a CALL_ME_LATER")->capture_default_str();
+  app.add_option("--max-sim-time", o.max_sim_time,
+                 "end the run (exit 8) once the simulation passes this many simulated seconds; 0: no limit")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_flag("--keep-timers", o.keep_timers,
                "keep turning timers into CALL_ME_LATER after every job is done (the simulation may never end)");
   app.add_option("--epoch", o.epoch, "wall-clock time at simulation time 0 (ISO-8601)");
@@ -75,6 +79,7 @@ bool to_broker(const BrokerOptions& o, broker::Options& b, std::string* error) {
   b.crash_timeout = from_seconds_f(o.crash_timeout);
   b.cml_lead = from_seconds_f(o.cml_lead);
   b.stop_timers_when_done = !o.keep_timers;
+  b.max_sim_time = from_seconds_f(o.max_sim_time);
   return true;
 }
 
@@ -91,6 +96,7 @@ nlohmann::ordered_json to_json(const BrokerOptions& o) {
   j["crash_timeout"] = o.crash_timeout;
   j["cml_lead"] = o.cml_lead;
   j["keep_timers"] = o.keep_timers;
+  j["max_sim_time"] = o.max_sim_time;
   j["epoch"] = o.epoch;
   j["cpu"] = to_json(o.cpu);
   return j;
@@ -110,6 +116,7 @@ BrokerOptions broker_options_from_json(const nlohmann::ordered_json& j) {
   o.crash_timeout = j.value("crash_timeout", o.crash_timeout);
   o.cml_lead = j.value("cml_lead", o.cml_lead);
   o.keep_timers = j.value("keep_timers", o.keep_timers);
+  o.max_sim_time = j.value("max_sim_time", o.max_sim_time);
   o.epoch = j.value("epoch", o.epoch);
   o.cpu = cpu_options_from_json(j.contains("cpu") ? j["cpu"] : nlohmann::ordered_json());
   return o;

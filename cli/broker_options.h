@@ -26,6 +26,7 @@ struct BrokerOptions {
   bool fast_forward = true;
   double crash_timeout = 30;
   double cml_lead = 1e-6;
+  double max_sim_time = 0;  // simulated seconds; 0 = none
   bool keep_timers = false;
   std::string epoch;  // ISO-8601; empty = the default epoch
   CpuOptions cpu;

@@ -1,6 +1,7 @@
 // `vtime run`: a real-time scheduler against a Batsim simulation, under the virtual clock.
 #include "run_action.h"
 #include "command.h"
+#include "peak_rss.h"
 #include <vtime/recorder/recording.h>
 #include "embedded_sim.h"
 #include "epoch.h"
@@ -81,7 +82,7 @@ std::unique_ptr<EmbeddedSimulator> make_embedded(const RunOptions& o) {
     fprintf(stderr, "vtime run: %s\n", platform.error().c_str());
     return nullptr;
   }
-  auto workload = sim::load_workload(o.workload, "w0");
+  auto workload = sim::open_workload(o.workload, "w0");
   if (!workload) {
     fprintf(stderr, "vtime run: %s\n", workload.error().c_str());
     return nullptr;
@@ -219,11 +220,12 @@ int run_action(const RunOptions& o) {
     double sim_time = static_cast<double>(summary.end_time.ns()) / 1e9;
     fprintf(stderr,
             "vtime run: makespan %s s, mean waiting time %s s, %s jobs (%s rejected, %s killed), simulated %.6f s in "
-            "%.3f s of wall time (speed-up x%.0f); %llu messages, %llu ticks, %llu advances\n",
+            "%.3f s of wall time (speed-up x%.0f); %llu messages, %llu ticks, %llu advances; peak RSS %.1f MB\n",
             s["makespan"].c_str(), s["mean_waiting_time"].c_str(), s["nb_jobs"].c_str(), s["nb_jobs_rejected"].c_str(),
             s["nb_jobs_killed"].c_str(), sim_time, wall, wall > 0 ? sim_time / wall : 0.0,
             static_cast<unsigned long long>(summary.batsim_messages),
-            static_cast<unsigned long long>(summary.ticks), static_cast<unsigned long long>(summary.advances));
+            static_cast<unsigned long long>(summary.ticks), static_cast<unsigned long long>(summary.advances),
+            peak_rss_mb());
   }
   return 0;
 }

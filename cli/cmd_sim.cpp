@@ -1,8 +1,10 @@
 // `vtime sim`: the embedded Batsim-4.2.1-compatible simulator for delay jobs (docs/sim.md).
+#include <chrono>
 #include <cstdio>
 #include <string>
 
 #include "command.h"
+#include "peak_rss.h"
 #include "vtime/sim/simulator.h"
 
 namespace vtime::cli {
@@ -16,6 +18,7 @@ struct SimOptions {
   std::string prefix = "out";
   std::string endpoint = "tcp://localhost:28000";
   std::string master = "master_host";
+  bool stats = false;
 };
 
 int run_sim(const SimOptions& o) {
@@ -28,7 +31,7 @@ int run_sim(const SimOptions& o) {
   auto platform = o.platform.empty() ? sim::make_platform(o.hosts, o.master)
                                      : sim::load_platform_xml(o.platform, o.master);
   if (!platform) return fail(platform.error(), kExitUsage);
-  auto workload = sim::load_workload(o.workload, "w0");
+  auto workload = sim::open_workload(o.workload, "w0");
   if (!workload) return fail(workload.error(), kExitUsage);
   auto peer = sim::ZmqPeer::connect(o.endpoint);
   if (!peer) return fail(peer.error(), kExitUsage);
@@ -36,8 +39,14 @@ int run_sim(const SimOptions& o) {
   if (!outputs) return fail(outputs.error(), kExitUsage);
 
   // Exit codes: sim::exit_status (documented in docs/sim.md and in --help).
-  sim::RunReport r = sim::simulate(*platform, *workload, **outputs, **peer);
+  auto t0 = std::chrono::steady_clock::now();
+  sim::RunReport r = sim::simulate(*platform, **workload, **outputs, **peer);
   int code = sim::exit_status(r);
+  if (o.stats) {
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::fprintf(stderr, "vtime sim: %zu jobs, %ld messages, simulated %s s in %.3f s of wall time; peak RSS %.1f MB\n",
+                 (*workload)->size(), r.messages, protocol::format_seconds(r.end_time).c_str(), wall, peak_rss_mb());
+  }
   return code == 0 ? 0 : fail(r.error, code);
 }
 
@@ -74,6 +83,7 @@ Subcommand register_sim(CLI::App& root) {
       ->capture_default_str();
   app->add_option("-m,--master-host", opts->master, "Name of the master host (not a compute resource)")
       ->capture_default_str();
+  app->add_flag("--stats", opts->stats, "At the end, one line on stderr: jobs, messages, simulated and wall time");
   app->callback([plat, hosts] {
     if (plat->count() == 0 && hosts->count() == 0) throw CLI::RequiredError("one of -p/--platform or --hosts");
   });

@@ -44,6 +44,7 @@ struct SweepOptions {
   int jobs = 0;
   bool resume = false;
   double run_timeout = 0;
+  double sim_limit = 10;  // --sim-limit F: timeout-policy runs end past F x the reference's makespan
   bool no_plots = false;
   std::string gnuplot = "gnuplot";
   bool quiet = false;
@@ -139,7 +140,7 @@ class Sweep {
 
     // Inputs: every workload and platform loads, or nothing starts.
     for (auto& w : o_.workloads) {
-      auto wl = sim::load_workload(w, "w0");
+      auto wl = sim::open_workload(w, "w0");
       if (!wl) return usage(wl.error());
       w = fs::absolute(w).string();
     }
@@ -174,9 +175,15 @@ class Sweep {
     return std::any_of(o_.given.begin(), o_.given.end(), [&](const auto& g) { return g.first == name; });
   }
 
-  std::vector<std::string> run_argv(const sweep::PlannedRun& r) const {
+  // `limit`: the --max-sim-time to give (seconds), 0 for none.
+  std::vector<std::string> run_argv(const sweep::PlannedRun& r, double limit = 0) const {
     std::vector<std::string> a = {exe_, "run", "-q", "-e", sweep::run_prefix(o_.dir, r), "-w",
                                   plan_.workloads[r.workload].path};
+    if (limit > 0) {
+      char buf[64];
+      snprintf(buf, sizeof buf, "--max-sim-time=%.6f", limit);
+      a.push_back(buf);
+    }
     for (const auto& [name, values] : o_.given) {
       if (r.reference && is_sync_only(name)) continue;
       for (const auto& v : values) a.push_back(v.empty() ? "--" + name : "--" + name + "=" + v);
@@ -221,6 +228,7 @@ class Sweep {
     d["params"] = nlohmann::ordered_json::array();
     for (const auto& p : plan_.params) d["params"].push_back({{"name", p.name}, {"values", p.spec}});
     d["repeat"] = o_.repeat;
+    d["sim_limit"] = o_.sim_limit;
     d["run_options"] = nlohmann::ordered_json::array();
     for (const auto& [name, values] : o_.given) d["run_options"].push_back({{"name", name}, {"values", values}});
     if (given("platform")) d["platform_digest"] = digest_of(o_.run.platform);
@@ -276,12 +284,11 @@ class Sweep {
       fs::remove_all(d, ec);  // cut short last time: run again from scratch
       todo.push_back(i);
     }
-    std::vector<sweep::Command> commands;
-    for (size_t i : todo) {
-      const std::string d = o_.dir + "/runs/" + plan_.runs[i].id;
-      fs::create_directories(d, ec);
-      commands.push_back({run_argv(plan_.runs[i]), d + "/run.log"});
-    }
+    // References first: the other runs' simulated-time limit comes from their makespans.
+    std::stable_partition(todo.begin(), todo.end(), [&](size_t i) { return plan_.runs[i].reference; });
+    std::vector<size_t> reference_of(plan_.runs.size());
+    for (const auto& c : plan_.configurations)
+      for (size_t i : c.runs) reference_of[i] = c.reference_run;
     const size_t jobs = o_.jobs > 0 ? static_cast<size_t>(o_.jobs) : std::max(1u, std::thread::hardware_concurrency());
     if (!o_.quiet)
       fprintf(stderr, "vtime sweep: %zu runs (%zu configurations x %zu workload%s, %d repetition%s, exact references)%s, "
@@ -297,7 +304,7 @@ class Sweep {
     auto progress = [&] {
       if (!tty) return;
       double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::string eta = done ? human_duration(elapsed / static_cast<double>(done) * static_cast<double>(commands.size() - done))
+      std::string eta = done ? human_duration(elapsed / static_cast<double>(done) * static_cast<double>(todo.size() - done))
                              : std::string("?");
       fprintf(stderr, "\r\033[Kvtime sweep: %zu/%zu runs done, %zu running, %zu failed, ETA %s", already + done,
               plan_.runs.size(), running, failed, eta.c_str());
@@ -311,9 +318,10 @@ class Sweep {
       ++running;
       progress();
     };
+    std::vector<size_t> stage;  // the runs of the stage running, by command index
     po.on_done = [&](size_t k, const sweep::Outcome& out) {
       --running;
-      const sweep::PlannedRun& r = plan_.runs[todo[k]];
+      const sweep::PlannedRun& r = plan_.runs[stage[k]];
       if (out.interrupted) return;  // no result.json: --resume runs it again
       std::string err;
       if (!sweep::write_result(o_.dir + "/runs/" + r.id, out, &err)) {
@@ -328,7 +336,28 @@ class Sweep {
                 status.c_str(), out.wall_s);
       progress();
     };
-    bool complete = sweep::run_all(commands, po);
+    auto run_stage = [&](bool references) {
+      stage.clear();
+      std::vector<sweep::Command> commands;
+      for (size_t i : todo) {
+        const sweep::PlannedRun& r = plan_.runs[i];
+        if (r.reference != references) continue;
+        double limit = 0;
+        if (!references && o_.sim_limit > 0 && !given("max-sim-time")) {
+          // A timeout-policy scheduler that lost an event may ask for wake-ups forever.
+          const sweep::PlannedRun& ref = plan_.runs[reference_of[i]];
+          auto out = sweep::read_outputs(sweep::run_prefix(o_.dir, ref));
+          if (out && out->schedule.count("makespan"))
+            limit = o_.sim_limit * std::max(1.0, std::strtod(out->schedule.at("makespan").c_str(), nullptr));
+        }
+        const std::string d = o_.dir + "/runs/" + r.id;
+        fs::create_directories(d, ec);
+        commands.push_back({run_argv(r, limit), d + "/run.log"});
+        stage.push_back(i);
+      }
+      return sweep::run_all(commands, po);
+    };
+    bool complete = run_stage(true) && run_stage(false);
     if (tty) fprintf(stderr, "\r\033[K");
 
     // The tables and figures from whatever is finished, also after an interruption.
@@ -410,6 +439,12 @@ Subcommand register_sweep(CLI::App& root) {
   app->add_option("-j,--jobs", o->jobs, "runs at a time (default: the number of CPUs; parallel runs share the CPU, "
                                         "which changes timeout-policy results)");
   app->add_flag("--resume", o->resume, "finish the sweep in DIR: run only what is not finished");
+  app->add_option("--sim-limit", o->sim_limit,
+                 "a non-exact run ends (status sim_time_limit, a hang) once its simulation passes F times its "
+                 "exact reference's makespan; 0: no limit")
+      ->option_text("F")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app->add_option("--run-timeout", o->run_timeout, "real seconds a run may take before it is ended (status timeout); 0 none")
       ->capture_default_str();
   app->add_flag("--no-plots", o->no_plots, "write the tables only");

@@ -157,14 +157,21 @@ int stats(const StatsOptions& o) {
       if (j.run >= 0 && j.procs() > 0) jobs.push_back({j.submit, j.procs(), j.run});
     if (!resources && t->header.max_procs) resources = *t->header.max_procs;
   } else {
-    auto w = sim::load_workload(o.input, "w0");
+    // Read as the simulator reads it: job by job, so a million-job file stays small here too.
+    auto w = sim::open_workload(o.input, "w0");
     if (!w) return fail(w.error());
-    for (const auto& j : w->jobs) {
-      double d = static_cast<double>(w->profiles[j.profile].delay.ns()) / 1e9;
-      if (j.walltime) d = std::min(d, static_cast<double>(j.walltime->ns()) / 1e9);
-      jobs.push_back({static_cast<double>(j.subtime.ns()) / 1e9, j.res, d});
+    sim::JobSource& src = **w;
+    const auto& profiles = src.info().profiles;
+    while (src.next_subtime()) {
+      auto batch = src.next_batch();
+      if (!batch) return fail(batch.error());
+      for (const auto& j : *batch) {
+        double d = static_cast<double>(profiles[j.profile].delay.ns()) / 1e9;
+        if (j.walltime) d = std::min(d, static_cast<double>(j.walltime->ns()) / 1e9);
+        jobs.push_back({static_cast<double>(j.subtime.ns()) / 1e9, j.res, d});
+      }
     }
-    if (!resources) resources = w->nb_res.value_or(0);
+    if (!resources) resources = src.info().nb_res.value_or(0);
   }
   std::string out = wl::format_stats(wl::describe_jobs(std::move(jobs)), o.input, resources, unit, o.json);
   fputs(out.c_str(), stdout);

@@ -24,7 +24,7 @@ class EmbeddedSimulator::Port : public sim::Peer {
   EmbeddedSimulator& s_;
 };
 
-EmbeddedSimulator::EmbeddedSimulator(sim::Platform platform, sim::Workload workload,
+EmbeddedSimulator::EmbeddedSimulator(sim::Platform platform, std::unique_ptr<sim::JobSource> workload,
                                      std::unique_ptr<sim::Outputs> outputs)
     : platform_(std::move(platform)),
       workload_(std::move(workload)),
@@ -39,7 +39,7 @@ EmbeddedSimulator::EmbeddedSimulator(sim::Platform platform, sim::Workload workl
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_UNBLOCK, &stop, nullptr);
-    sim::RunReport r = sim::simulate(platform_, workload_, *outputs_, *port_);
+    sim::RunReport r = sim::simulate(platform_, *workload_, *outputs_, *port_);
     std::lock_guard<std::mutex> lock(m_);
     report_ = std::move(r);
     sim_done_ = true;

@@ -35,7 +35,7 @@ namespace vtime::cli {
 class EmbeddedSimulator : public broker::BatsimPort {
  public:
   // Starts the simulation thread at once; it waits for the broker's first recv().
-  EmbeddedSimulator(sim::Platform platform, sim::Workload workload, std::unique_ptr<sim::Outputs> outputs);
+  EmbeddedSimulator(sim::Platform platform, std::unique_ptr<sim::JobSource> workload, std::unique_ptr<sim::Outputs> outputs);
   ~EmbeddedSimulator() override;  // ends and joins the simulation if finish() was not called
 
   // The simulator's next message. Throws broker::SimulatorGone once it has stopped.
@@ -55,7 +55,7 @@ class EmbeddedSimulator : public broker::BatsimPort {
   sim::PeerStatus exchange(const std::string& request, std::string& reply);
 
   sim::Platform platform_;
-  sim::Workload workload_;
+  std::unique_ptr<sim::JobSource> workload_;
   std::unique_ptr<sim::Outputs> outputs_;
   std::unique_ptr<Port> port_;
 

@@ -453,6 +453,10 @@ class Conversation {
       if (!parsed) throw Stop(kExitBatsimError, "invalid message from the simulator: " + parsed.error());
       Message msg = std::move(*parsed);
       Nanos T = msg.now;
+      if (opts_.max_sim_time > Duration::zero() && T > Nanos::from_ns(opts_.max_sim_time.ns()))
+        throw Stop(kExitSimTimeLimit, "the simulation passed --max-sim-time (" + protocol::format_seconds(T) +
+                                          " s) with " + std::to_string(jobs_.submitted() - jobs_.done()) +
+                                          " job(s) not finished: the scheduler never ends it");
       bool begins = false;
       TimePoint before = session_.now();
       ctl_->set_now(to_tp(T));

@@ -4,6 +4,8 @@
 
 #include <vtime/protocol/events.h>
 
+#include "retired_ids.h"
+
 #include <string>
 #include <unordered_map>
 
@@ -24,7 +26,7 @@ class JobBook {
   enum class State { kSubmitted, kRunning, kDone, kRejected };
   const State* find(const std::string& id) const;
   int requested(const std::string& id) const;
-  size_t submitted() const { return jobs_.size(); }
+  size_t submitted() const { return submitted_; }
   size_t done() const { return done_; }
 
  private:
@@ -32,8 +34,13 @@ class JobBook {
     int res = 0;
     State state = State::kSubmitted;
   };
-  std::unordered_map<std::string, Job> jobs_;
-  size_t done_ = 0;
+  // Marks a job done or rejected: it leaves jobs_ for retired_, so memory follows the jobs in
+  // flight, not the workload.
+  void retire(std::unordered_map<std::string, Job>::iterator it);
+
+  std::unordered_map<std::string, Job> jobs_;  // submitted, not ended
+  RetiredIds retired_;
+  size_t submitted_ = 0, done_ = 0;
   int nb_resources_ = 0;
   bool no_more_static_ = false;
 };

@@ -48,8 +48,9 @@ def main():
         with lock:
             outbox.extend(decided)
 
-    sock = zmq.Context.instance().socket(zmq.REP)
-    sock.linger = 1000  # lets the last reply leave before exit
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.REP)
+    sock.linger = 1000  # lets the last reply leave before exit (with ctx.term() below)
     sock.bind(args.socket_endpoint)
     while not policy.ended:
         msg = json.loads(sock.recv())
@@ -64,6 +65,9 @@ def main():
             outbox.clear()
         sock.send_string(json.dumps({"now": now, "events": events}))
     sock.close()
+    # close() only hands the last reply to ZeroMQ's I/O thread: term() waits until it has left.
+    # Without it the process may exit first, and the simulator waits for that reply forever.
+    ctx.term()
     return 0
 
 

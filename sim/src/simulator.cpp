@@ -15,10 +15,11 @@ using namespace vtime::protocol;
 
 namespace {
 
-enum class Phase { not_submitted, submitted, running, finished, rejected };
+enum class Phase : uint8_t { not_submitted, submitted, running, finished, rejected };
 
+// A job between its submission and its end: all the simulator holds per job, besides its phase.
 struct JobRun {
-  Phase phase = Phase::not_submitted;
+  WorkloadJob job;
   Nanos start;
   ResourceSet alloc;
   uint64_t end_seq = 0;  // key of its job_end timer while running
@@ -32,12 +33,12 @@ struct Timer {
   Nanos time;
   uint64_t seq;
   TimerKind kind;
-  size_t index;  // submit: batch; job_end: job; job_killed: payload
+  size_t index;  // job_end: job slot; job_killed: payload
   bool operator<(const Timer& o) const { return time != o.time ? time < o.time : seq < o.seq; }
 };
 
 struct MachineRun {
-  int job = -1;     // running job index
+  int64_t job = -1;  // running job's slot
   Nanos since;      // last state change
   Nanos idle, computing;
 };
@@ -47,21 +48,11 @@ constexpr Nanos kNullRuntime = Nanos::from_ns(10'000);
 
 class Simulation {
  public:
-  Simulation(const Platform& p, const Workload& w, Outputs& o, Peer& peer)
-      : platform_(p), workload_(w), outputs_(o), peer_(peer), jobs_(w.jobs.size()), machines_(p.machines.size()) {
-    for (size_t i = 0; i < w.jobs.size(); ++i) index_.emplace(w.jobs[i].id, i);
-    // Batsim submits in (subtime, job id) order, all jobs of one subtime at once.
-    std::vector<size_t> order(w.jobs.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      if (w.jobs[a].subtime != w.jobs[b].subtime) return w.jobs[a].subtime < w.jobs[b].subtime;
-      return w.jobs[a].name < w.jobs[b].name;
-    });
-    for (size_t i : order) {
-      if (batches_.empty() || w.jobs[batches_.back().front()].subtime != w.jobs[i].subtime) batches_.emplace_back();
-      batches_.back().push_back(i);
-    }
-  }
+  // Batsim submits in (subtime, job id) order, all jobs of one subtime at once: the source's
+  // batches. Only submitted jobs that have not ended are held (live_).
+  Simulation(const Platform& p, JobSource& source, Outputs& o, Peer& peer)
+      : platform_(p), source_(source), workload_(source.info()), outputs_(o), peer_(peer),
+        phase_(source.size(), Phase::not_submitted), machines_(p.machines.size()) {}
 
   RunReport run();
 
@@ -77,9 +68,11 @@ class Simulation {
   void advance_to(Nanos t);
 
   // ---- jobs and machines
+  void submit_batch();
   void start_job(size_t j, ResourceSet alloc);
   void end_job(size_t j, JobState state, int return_code);
-  void release(size_t j);
+  void release(const JobRun& r);
+  // Writes the job's row, counts it in the statistics, and forgets it.
   void record(size_t j, const std::string& final_state, bool success);
 
   // ---- the conversation
@@ -89,28 +82,33 @@ class Simulation {
   std::string decide(const RejectJob& r);
   std::string decide(const KillJob& k);
   std::string decide(const CallMeLater& c);
-  const size_t* find_job(const std::string& id) const {
-    auto it = index_.find(id);
-    return it == index_.end() ? nullptr : &it->second;
+  // The slot of a full job id ("w0!12"), if the workload has it.
+  std::optional<size_t> find_job(const std::string& id) const {
+    const std::string& w = workload_.name;
+    if (id.size() <= w.size() || id.compare(0, w.size(), w) != 0 || id[w.size()] != '!') return std::nullopt;
+    auto slot = source_.slot(std::string_view(id).substr(w.size() + 1));
+    if (!slot) return std::nullopt;
+    return *slot;
   }
   RunReport finish();
 
   const Platform& platform_;
-  const Workload& workload_;
+  JobSource& source_;
+  const WorkloadInfo& workload_;
   Outputs& outputs_;
   Peer& peer_;
-  std::vector<JobRun> jobs_;
+  std::vector<Phase> phase_;               // by slot
+  std::unordered_map<size_t, JobRun> live_;  // submitted, not ended, by slot
   std::vector<MachineRun> machines_;
-  std::unordered_map<std::string, size_t> index_;
-  std::vector<std::vector<size_t>> batches_;
   std::vector<JobKilled> killed_;          // payloads of job_killed timers
+  std::string source_error_;               // the workload could not be read again
+  ScheduleStats stats_;                    // accumulated as jobs end
 
   std::set<Timer> timers_;
   uint64_t next_seq_ = 0;
   Nanos clock_;
   std::vector<Event> outbox_;
   RunReport report_;
-  long success_count_ = 0, killed_count_ = 0;
   std::chrono::steady_clock::duration waiting_for_scheduler_{};
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
@@ -120,25 +118,9 @@ class Simulation {
 void Simulation::fire(const Timer& t) {
   clock_ = t.time;
   switch (t.kind) {
-    case TimerKind::submit: {
-      for (size_t j : batches_[t.index]) {
-        jobs_[j].phase = Phase::submitted;
-        const WorkloadJob& wj = workload_.jobs[j];
-        JobSubmitted s;
-        s.job_id = wj.id;
-        s.job = JobDescription{wj.id, wj.res, wj.subtime, wj.walltime, workload_.profiles[wj.profile].name};
-        s.job_json = wj.json;
-        emit(std::move(s));
-      }
-      // The submitter goes back to sleep now, or announces that it is done.
-      if (t.index + 1 < batches_.size())
-        arm(workload_.jobs[batches_[t.index + 1].front()].subtime, TimerKind::submit, t.index + 1);
-      else
-        arm(clock_, TimerKind::no_more_jobs, 0);
-      break;
-    }
+    case TimerKind::submit: submit_batch(); break;
     case TimerKind::job_end: {
-      const WorkloadJob& wj = workload_.jobs[t.index];
+      const WorkloadJob& wj = live_.at(t.index).job;
       const Profile& prof = workload_.profiles[wj.profile];
       if (wj.walltime && prof.delay >= *wj.walltime) {
         end_job(t.index, JobState::completed_walltime_reached, -1);
@@ -167,27 +149,49 @@ void Simulation::advance_to(Nanos t) {
 
 // ---- jobs and machines -------------------------------------------------------------------
 
+void Simulation::submit_batch() {
+  auto batch = source_.next_batch();
+  if (!batch) {
+    source_error_ = batch.error();
+    return;
+  }
+  for (WorkloadJob& wj : *batch) {
+    size_t j = wj.index;
+    phase_[j] = Phase::submitted;
+    ++stats_.nb_jobs;
+    JobSubmitted s;
+    s.job_id = wj.id;
+    s.job = JobDescription{wj.id, wj.res, wj.subtime, wj.walltime, workload_.profiles[wj.profile].name};
+    s.job_json = wj.json;
+    emit(std::move(s));
+    live_[j].job = std::move(wj);
+  }
+  // The submitter goes back to sleep now, or announces that it is done.
+  if (auto next = source_.next_subtime()) arm(*next, TimerKind::submit, 0);
+  else arm(clock_, TimerKind::no_more_jobs, 0);
+}
+
 void Simulation::start_job(size_t j, ResourceSet alloc) {
-  const WorkloadJob& wj = workload_.jobs[j];
+  JobRun& r = live_.at(j);
+  const WorkloadJob& wj = r.job;
   Nanos delay = workload_.profiles[wj.profile].delay;
   // Batsim's delay task: sleeps the whole delay only if it is strictly below the walltime.
   Nanos run_for = (wj.walltime && delay >= *wj.walltime) ? *wj.walltime : delay;
-  JobRun& r = jobs_[j];
-  r.phase = Phase::running;
+  phase_[j] = Phase::running;
   r.start = clock_;
   r.end_time = clock_ + run_for;
   for (int id : alloc.ids()) {
     MachineRun& m = machines_[static_cast<size_t>(id)];
     m.idle += clock_ - m.since;
     m.since = clock_;
-    m.job = static_cast<int>(j);
+    m.job = static_cast<int64_t>(j);
   }
   r.alloc = std::move(alloc);
   r.end_seq = arm(r.end_time, TimerKind::job_end, j);
 }
 
-void Simulation::release(size_t j) {
-  for (int id : jobs_[j].alloc.ids()) {
+void Simulation::release(const JobRun& r) {
+  for (int id : r.alloc.ids()) {
     MachineRun& m = machines_[static_cast<size_t>(id)];
     m.computing += clock_ - m.since;
     m.since = clock_;
@@ -196,25 +200,46 @@ void Simulation::release(size_t j) {
 }
 
 void Simulation::record(size_t j, const std::string& final_state, bool success) {
-  const WorkloadJob& wj = workload_.jobs[j];
+  auto it = live_.find(j);
+  const JobRun& r = it->second;
+  const WorkloadJob& wj = r.job;
   JobRow row{wj.name, workload_.name, workload_.profiles[wj.profile].name, wj.subtime, wj.res, wj.walltime, std::nullopt};
-  if (jobs_[j].phase == Phase::finished) {
-    Nanos runtime = jobs_[j].end_time - jobs_[j].start;
+  if (phase_[j] == Phase::finished) {
+    Nanos runtime = r.end_time - r.start;
     if (runtime == Nanos::zero()) runtime = kNullRuntime;
-    row.run = JobRow::Run{final_state, success, jobs_[j].start, runtime, jobs_[j].alloc.to_string()};
+    row.run = JobRow::Run{final_state, success, r.start, runtime, r.alloc.to_string()};
+    // Batsim's aggregates, summed as jobs end.
+    ScheduleStats& s = stats_;
+    ++s.nb_finished;
+    Nanos finish_time = r.start + runtime;
+    long double waiting = static_cast<long double>((r.start - wj.subtime).ns()) / 1e9L;
+    long double turnaround = static_cast<long double>((finish_time - wj.subtime).ns()) / 1e9L;
+    long double slowdown = turnaround / (static_cast<long double>(runtime.ns()) / 1e9L);
+    s.sum_waiting += waiting;
+    s.sum_turnaround += turnaround;
+    s.sum_slowdown += slowdown;
+    s.max_waiting = std::max(s.max_waiting, waiting);
+    s.max_turnaround = std::max(s.max_turnaround, turnaround);
+    s.max_slowdown = std::max(s.max_slowdown, slowdown);
+    s.makespan = std::max(s.makespan, finish_time);
+  } else {
+    ++stats_.nb_rejected;
   }
   outputs_.job_done(row);
-  if (success) ++success_count_;
-  if (final_state == "COMPLETED_WALLTIME_REACHED" || final_state == "COMPLETED_KILLED") ++killed_count_;
+  // Batsim counts walltime-reached jobs as killed.
+  if (success) ++stats_.nb_success;
+  if (final_state == "COMPLETED_WALLTIME_REACHED" || final_state == "COMPLETED_KILLED") ++stats_.nb_killed;
+  live_.erase(it);
 }
 
 void Simulation::end_job(size_t j, JobState state, int return_code) {
-  JobRun& r = jobs_[j];
-  r.phase = Phase::finished;
+  JobRun& r = live_.at(j);
+  phase_[j] = Phase::finished;
   r.end_time = clock_;
-  release(j);
+  release(r);
+  JobCompleted done{r.job.id, state, return_code, r.alloc, {}};
   record(j, std::string(to_string(state)), state == JobState::completed_successfully);
-  emit(JobCompleted{workload_.jobs[j].id, state, return_code, r.alloc, {}});
+  emit(std::move(done));
 }
 
 // ---- decisions ---------------------------------------------------------------------------
@@ -224,20 +249,21 @@ std::string Simulation::decide(const ExecuteJob& e) {
     if (key == "mapping" || key == "storage_mapping" || key == "additional_io_job")
       return "field 'data." + key + "' is not supported by vtime sim (it only matters for SimGrid's "
              "parallel-task models; delay jobs use the allocation as given)";
-  const size_t* j = find_job(e.job_id);
-  if (j == nullptr) return "job '" + e.job_id + "' does not exist in the workload";
-  const JobRun& r = jobs_[*j];
-  const WorkloadJob& wj = workload_.jobs[*j];
-  switch (r.phase) {
+  auto j = find_job(e.job_id);
+  if (!j) return "job '" + e.job_id + "' does not exist in the workload";
+  switch (phase_[*j]) {
     case Phase::not_submitted:
-      return "job '" + e.job_id + "' has not been submitted yet (it is submitted at " + format_seconds(wj.subtime) + ")";
+      return "job '" + e.job_id + "' has not been submitted yet (it is submitted at " +
+             format_seconds(source_.subtime(static_cast<uint32_t>(*j))) + ")";
     case Phase::running:
-    case Phase::finished:
-      return "job '" + e.job_id + "' was already executed (started at " + format_seconds(r.start) +
+      return "job '" + e.job_id + "' was already executed (started at " + format_seconds(live_.at(*j).start) +
              "); a job can be executed only once";
+    case Phase::finished:
+      return "job '" + e.job_id + "' was already executed (it has ended); a job can be executed only once";
     case Phase::rejected: return "job '" + e.job_id + "' was rejected, it cannot be executed";
     case Phase::submitted: break;
   }
+  const WorkloadJob& wj = live_.at(*j).job;
   if (e.alloc.size() != static_cast<size_t>(wj.res))
     return "allocation '" + e.alloc.to_string() + "' has " + std::to_string(e.alloc.size()) + " resource" +
            (e.alloc.size() == 1 ? "" : "s") + " but job '" + e.job_id + "' requested " + std::to_string(wj.res);
@@ -246,9 +272,9 @@ std::string Simulation::decide(const ExecuteJob& e) {
       return "resource " + std::to_string(id) + " does not exist (the platform has resources 0-" +
              std::to_string(platform_.machines.size() - 1) + ")";
     if (!platform_.is_compute(id)) return "resource " + std::to_string(id) + " is a storage resource, not a compute resource";
-    int busy = machines_[static_cast<size_t>(id)].job;
+    int64_t busy = machines_[static_cast<size_t>(id)].job;
     if (busy >= 0)
-      return "resource " + std::to_string(id) + " is already computing job '" + workload_.jobs[static_cast<size_t>(busy)].id +
+      return "resource " + std::to_string(id) + " is already computing job '" + live_.at(static_cast<size_t>(busy)).job.id +
              "' and compute sharing is disabled";
   }
   start_job(*j, e.alloc);
@@ -256,11 +282,11 @@ std::string Simulation::decide(const ExecuteJob& e) {
 }
 
 std::string Simulation::decide(const RejectJob& rj) {
-  const size_t* j = find_job(rj.job_id);
-  if (j == nullptr) return "job '" + rj.job_id + "' does not exist in the workload";
-  if (jobs_[*j].phase != Phase::submitted)
+  auto j = find_job(rj.job_id);
+  if (!j) return "job '" + rj.job_id + "' does not exist in the workload";
+  if (phase_[*j] != Phase::submitted)
     return "job '" + rj.job_id + "' cannot be rejected: only a submitted job that has not been executed can be";
-  jobs_[*j].phase = Phase::rejected;
+  phase_[*j] = Phase::rejected;
   record(*j, "REJECTED", false);
   return {};
 }
@@ -268,25 +294,25 @@ std::string Simulation::decide(const RejectJob& rj) {
 std::string Simulation::decide(const KillJob& k) {
   std::vector<JobProgress> progress;
   for (const auto& id : k.job_ids) {
-    const size_t* j = find_job(id);
-    if (j == nullptr) return "job '" + id + "' does not exist in the workload";
-    Phase ph = jobs_[*j].phase;
+    auto j = find_job(id);
+    if (!j) return "job '" + id + "' does not exist in the workload";
+    Phase ph = phase_[*j];
     if (ph != Phase::running && ph != Phase::finished)
       return "job '" + id + "' cannot be killed: it has not been started";
   }
   for (const auto& id : k.job_ids) {
     size_t j = *find_job(id);
-    JobRun& r = jobs_[j];
-    if (r.phase != Phase::running) continue;  // already finished: Batsim acknowledges it anyway
-    const Profile& prof = workload_.profiles[workload_.jobs[j].profile];
+    if (phase_[j] != Phase::running) continue;  // already finished: Batsim acknowledges it anyway
+    JobRun& r = live_.at(j);
+    const Profile& prof = workload_.profiles[r.job.profile];
     double done = prof.delay > Nanos::zero()
                       ? static_cast<double>((clock_ - r.start).ns()) / static_cast<double>(prof.delay.ns())
                       : 1.0;
     progress.push_back(JobProgress{id, prof.name, done});
     timers_.erase(Timer{r.end_time, r.end_seq, TimerKind::job_end, j});
-    r.phase = Phase::finished;
+    phase_[j] = Phase::finished;
     r.end_time = clock_;
-    release(j);
+    release(r);
     record(j, "COMPLETED_KILLED", false);
   }
   // The acknowledgement comes in the next message (Batsim's killer runs as its own actor).
@@ -364,7 +390,7 @@ bool Simulation::exchange(Message m, bool is_end) {
 }
 
 RunReport Simulation::run() {
-  if (!batches_.empty()) arm(workload_.jobs[batches_.front().front()].subtime, TimerKind::submit, 0);
+  if (auto first = source_.next_subtime()) arm(*first, TimerKind::submit, 0);
   else arm(Nanos::zero(), TimerKind::no_more_jobs, 0);
 
   SimulationBegins b;
@@ -394,13 +420,14 @@ RunReport Simulation::run() {
       continue;
     }
     if (timers_.empty()) {
-      std::vector<std::string> waiting;
-      for (size_t j = 0; j < jobs_.size(); ++j)
-        if (jobs_[j].phase == Phase::submitted) waiting.push_back(workload_.jobs[j].id);
+      std::vector<size_t> waiting;  // in file order
+      for (const auto& [j, r] : live_)
+        if (phase_[j] == Phase::submitted) waiting.push_back(j);
+      std::sort(waiting.begin(), waiting.end());
       if (!waiting.empty()) {
         report_.outcome = Outcome::stalled;
         std::string list;
-        for (size_t i = 0; i < waiting.size() && i < 5; ++i) list += (i ? ", " : "") + waiting[i];
+        for (size_t i = 0; i < waiting.size() && i < 5; ++i) list += (i ? ", " : "") + live_.at(waiting[i]).job.id;
         if (waiting.size() > 5) list += ", ...";
         report_.error = "simulation stalled at " + format_seconds(clock_) + ": " + std::to_string(waiting.size()) +
                         " submitted job(s) were neither executed nor rejected (" + list +
@@ -419,37 +446,17 @@ RunReport Simulation::run() {
       timers_.erase(timers_.begin());
       fire(first);
     }
+    if (!source_error_.empty()) {
+      report_.outcome = Outcome::input_failed;
+      report_.error = source_error_;
+      return finish();
+    }
   }
 }
 
 RunReport Simulation::finish() {
-  ScheduleStats s;
+  ScheduleStats s = stats_;
   s.nb_computing_machines = platform_.compute_count();
-  for (size_t j = 0; j < jobs_.size(); ++j) {
-    const JobRun& r = jobs_[j];
-    if (r.phase == Phase::not_submitted) continue;
-    ++s.nb_jobs;
-    if (r.phase == Phase::rejected) ++s.nb_rejected;
-    if (r.phase != Phase::finished) continue;
-    ++s.nb_finished;
-    const WorkloadJob& wj = workload_.jobs[j];
-    Nanos runtime = r.end_time - r.start;
-    if (runtime == Nanos::zero()) runtime = kNullRuntime;
-    Nanos finish_time = r.start + runtime;
-    long double waiting = static_cast<long double>((r.start - wj.subtime).ns()) / 1e9L;
-    long double turnaround = static_cast<long double>((finish_time - wj.subtime).ns()) / 1e9L;
-    long double slowdown = turnaround / (static_cast<long double>(runtime.ns()) / 1e9L);
-    s.sum_waiting += waiting;
-    s.sum_turnaround += turnaround;
-    s.sum_slowdown += slowdown;
-    s.max_waiting = std::max(s.max_waiting, waiting);
-    s.max_turnaround = std::max(s.max_turnaround, turnaround);
-    s.max_slowdown = std::max(s.max_slowdown, slowdown);
-    s.makespan = std::max(s.makespan, finish_time);
-  }
-  // Batsim counts walltime-reached jobs as killed.
-  s.nb_success = success_count_;
-  s.nb_killed = killed_count_;
   // Machine time is counted per state change, like Batsim: the time since a machine's last
   // change (trailing idle time) is not counted.
   for (const MachineRun& m : machines_) {
@@ -469,15 +476,21 @@ RunReport Simulation::finish() {
 
 }  // namespace
 
-RunReport simulate(const Platform& platform, const Workload& workload, Outputs& outputs, Peer& peer) {
+RunReport simulate(const Platform& platform, JobSource& workload, Outputs& outputs, Peer& peer) {
   Simulation sim(platform, workload, outputs, peer);
   return sim.run();
+}
+
+RunReport simulate(const Platform& platform, const Workload& workload, Outputs& outputs, Peer& peer) {
+  auto source = memory_source(workload);
+  return simulate(platform, *source, outputs, peer);
 }
 
 int exit_status(const RunReport& r) {
   switch (r.outcome) {
     case Outcome::completed: return 0;
-    case Outcome::output_failed: return 2;
+    case Outcome::output_failed:
+    case Outcome::input_failed: return 2;
     case Outcome::invalid_reply: return 3;
     case Outcome::stalled: return 4;
     case Outcome::peer_failed: return 5;

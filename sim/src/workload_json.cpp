@@ -1,24 +1,18 @@
-// Reads a Batsim JSON workload file. This is input-file parsing, not protocol work: the parts
-// the scheduler will see are handed to the protocol module as canonical JSON text.
+// Reads a Batsim JSON workload. This is input-file parsing, not protocol work: the parts the
+// scheduler will see are handed to the protocol module as canonical JSON text.
 #include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <sstream>
-#include <stdexcept>
 
 #include "vtime/protocol/codec.h"
-#include "vtime/sim/workload.h"
+#include "workload_reading.h"
 
 namespace vtime::sim {
 
 using protocol::Error;
-using Json = nlohmann::ordered_json;
 
+namespace detail {
 namespace {
-
-struct WorkloadFailure : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 std::string kind(const Json& j) {
   if (j.is_string()) return "string " + j.dump();
@@ -41,19 +35,11 @@ RawJson canonical(const Json& j) {
   return std::move(r).value();
 }
 
-Workload read(const Json& doc, const std::string& path, const std::string& name) {
-  const std::string file = "workload '" + path + "'";
-  if (!doc.is_object()) throw WorkloadFailure(file + ": must be a JSON object with 'jobs' and 'profiles'");
-  if (!doc.contains("profiles") || !doc["profiles"].is_object())
-    throw WorkloadFailure(file + ": missing object 'profiles'");
-  if (!doc.contains("jobs") || !doc["jobs"].is_array()) throw WorkloadFailure(file + ": missing array 'jobs'");
+}  // namespace
 
-  Workload w;
-  w.name = name;
-  w.file = path;
-  if (doc.contains("nb_res") && doc["nb_res"].is_number_integer()) w.nb_res = doc["nb_res"].get<int64_t>();
-  std::map<std::string, size_t, std::less<>> profile_index;
-  const Json& profiles = doc["profiles"];
+ProfileIndex read_profiles(const Json& profiles, const std::string& path, WorkloadInfo& info) {
+  const std::string file = file_label(path);
+  ProfileIndex index;
   for (auto it = profiles.begin(); it != profiles.end(); ++it) {
     std::string where = file + ": profile '" + it.key() + "'";
     const Json& p = it.value();
@@ -71,58 +57,96 @@ Workload read(const Json& doc, const std::string& path, const std::string& name)
       if (!p["ret"].is_number_integer()) throw WorkloadFailure(where + ": field 'ret' must be an integer");
       prof.return_code = p["ret"].get<int>();
     }
-    profile_index.emplace(prof.name, w.profiles.size());
-    w.profiles.push_back(std::move(prof));
+    index.emplace(prof.name, info.profiles.size());
+    info.profiles.push_back(std::move(prof));
   }
-  w.profiles_json = canonical(profiles);
+  info.profiles_json = canonical(profiles);
+  return index;
+}
 
+WorkloadJob read_job(Json job, size_t i, const std::string& path, const WorkloadInfo& info,
+                     const ProfileIndex& profiles, bool describe) {
+  std::string where = file_label(path) + ": job " + std::to_string(i);
+  if (!job.is_object()) throw WorkloadFailure(where + ": must be an object");
+  if (!job.contains("id")) throw WorkloadFailure(where + ": missing field 'id'");
+  WorkloadJob j;
+  j.index = i;
+  if (job["id"].is_string()) j.name = job["id"].get<std::string>();
+  else if (job["id"].is_number_unsigned()) j.name = std::to_string(job["id"].get<uint64_t>());
+  else throw WorkloadFailure(where + ": field 'id' must be a string or a non-negative integer (got " + kind(job["id"]) + ")");
+  if (j.name.find('!') != std::string::npos) throw WorkloadFailure(where + ": job id '" + j.name + "' must not contain '!'");
+  where += " (id '" + j.name + "')";
+  j.id = info.name + "!" + j.name;
+
+  if (!job.contains("subtime")) throw WorkloadFailure(where + ": missing field 'subtime'");
+  j.subtime = seconds_of(job["subtime"], where, "subtime");
+  if (j.subtime < Nanos::zero()) throw WorkloadFailure(where + ": field 'subtime' must not be negative");
+  if (!job.contains("res") || !job["res"].is_number_integer() || job["res"].get<int64_t>() < 1 ||
+      job["res"].get<int64_t>() > 1'000'000'000)
+    throw WorkloadFailure(where + ": field 'res' must be a positive integer" +
+                          (job.contains("res") ? " (got " + kind(job["res"]) + ")" : std::string(" (missing)")));
+  j.res = job["res"].get<int>();
+  if (job.contains("walltime")) {
+    Nanos wt = seconds_of(job["walltime"], where, "walltime");
+    // Batsim: -1 means no walltime; anything else must be strictly positive.
+    if (wt == Nanos::seconds(-1)) {
+    } else if (wt <= Nanos::zero()) {
+      throw WorkloadFailure(where + ": field 'walltime' must be -1 (none) or strictly positive (got " + kind(job["walltime"]) + ")");
+    } else {
+      j.walltime = wt;
+    }
+  }
+  if (!job.contains("profile") || !job["profile"].is_string())
+    throw WorkloadFailure(where + ": field 'profile' must be a string");
+  std::string pname = job["profile"].get<std::string>();
+  auto pit = profiles.find(pname);
+  if (pit == profiles.end()) throw WorkloadFailure(where + ": profile '" + pname + "' is not defined in 'profiles'");
+  const Profile& prof = info.profiles[pit->second];
+  if (prof.type != "delay")
+    throw WorkloadFailure(where + ": profile '" + pname + "' has type '" + prof.type +
+                          "'; vtime sim only simulates 'delay' profiles (use real Batsim and "
+                          "SimGrid for other profile types)");
+  j.profile = pit->second;
+  if (describe) {
+    job["id"] = j.id;  // Batsim forwards the description with the full id, key order kept
+    j.json = canonical(job);
+  }
+  return j;
+}
+
+std::string duplicate_message(const std::string& path, size_t i, const std::string& name) {
+  return file_label(path) + ": job " + std::to_string(i) + " (id '" + name + "'): duplicate job id";
+}
+
+std::string invalid_json_message(const std::string& path, const Json::parse_error& e) {
+  std::string what = e.what();
+  if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
+  return file_label(path) + " is not valid JSON: " + what;
+}
+
+}  // namespace detail
+
+namespace {
+
+using namespace detail;
+
+Workload read(const Json& doc, const std::string& path, const std::string& name) {
+  const std::string file = file_label(path);
+  if (!doc.is_object()) throw WorkloadFailure(file + ": must be a JSON object with 'jobs' and 'profiles'");
+  if (!doc.contains("profiles") || !doc["profiles"].is_object())
+    throw WorkloadFailure(file + ": missing object 'profiles'");
+  if (!doc.contains("jobs") || !doc["jobs"].is_array()) throw WorkloadFailure(file + ": missing array 'jobs'");
+
+  Workload w;
+  w.name = name;
+  w.file = path;
+  if (doc.contains("nb_res") && doc["nb_res"].is_number_integer()) w.nb_res = doc["nb_res"].get<int64_t>();
+  ProfileIndex profiles = read_profiles(doc["profiles"], path, w);
   std::map<std::string, size_t> seen;
   const Json& jobs = doc["jobs"];
   for (size_t i = 0; i < jobs.size(); ++i) {
-    std::string where = file + ": job " + std::to_string(i);
-    Json job = jobs[i];
-    if (!job.is_object()) throw WorkloadFailure(where + ": must be an object");
-    if (!job.contains("id")) throw WorkloadFailure(where + ": missing field 'id'");
-    WorkloadJob j;
-    if (job["id"].is_string()) j.name = job["id"].get<std::string>();
-    else if (job["id"].is_number_unsigned()) j.name = std::to_string(job["id"].get<uint64_t>());
-    else throw WorkloadFailure(where + ": field 'id' must be a string or a non-negative integer (got " + kind(job["id"]) + ")");
-    if (j.name.find('!') != std::string::npos) throw WorkloadFailure(where + ": job id '" + j.name + "' must not contain '!'");
-    where += " (id '" + j.name + "')";
-    if (!seen.emplace(j.name, i).second) throw WorkloadFailure(where + ": duplicate job id");
-    j.id = name + "!" + j.name;
-
-    if (!job.contains("subtime")) throw WorkloadFailure(where + ": missing field 'subtime'");
-    j.subtime = seconds_of(job["subtime"], where, "subtime");
-    if (j.subtime < Nanos::zero()) throw WorkloadFailure(where + ": field 'subtime' must not be negative");
-    if (!job.contains("res") || !job["res"].is_number_integer() || job["res"].get<int64_t>() < 1 ||
-        job["res"].get<int64_t>() > 1'000'000'000)
-      throw WorkloadFailure(where + ": field 'res' must be a positive integer" +
-                            (job.contains("res") ? " (got " + kind(job["res"]) + ")" : std::string(" (missing)")));
-    j.res = job["res"].get<int>();
-    if (job.contains("walltime")) {
-      Nanos wt = seconds_of(job["walltime"], where, "walltime");
-      // Batsim: -1 means no walltime; anything else must be strictly positive.
-      if (wt == Nanos::seconds(-1)) {
-      } else if (wt <= Nanos::zero()) {
-        throw WorkloadFailure(where + ": field 'walltime' must be -1 (none) or strictly positive (got " + kind(job["walltime"]) + ")");
-      } else {
-        j.walltime = wt;
-      }
-    }
-    if (!job.contains("profile") || !job["profile"].is_string())
-      throw WorkloadFailure(where + ": field 'profile' must be a string");
-    std::string pname = job["profile"].get<std::string>();
-    auto pit = profile_index.find(pname);
-    if (pit == profile_index.end()) throw WorkloadFailure(where + ": profile '" + pname + "' is not defined in 'profiles'");
-    const Profile& prof = w.profiles[pit->second];
-    if (prof.type != "delay")
-      throw WorkloadFailure(where + ": profile '" + pname + "' has type '" + prof.type +
-                            "'; vtime sim only simulates 'delay' profiles (use real Batsim and "
-                            "SimGrid for other profile types)");
-    j.profile = pit->second;
-    job["id"] = j.id;  // Batsim forwards the description with the full id, key order kept
-    j.json = canonical(job);
+    WorkloadJob j = read_job(jobs[i], i, path, w, profiles);
+    if (!seen.emplace(j.name, i).second) throw WorkloadFailure(duplicate_message(path, i, j.name));
     w.jobs.push_back(std::move(j));
   }
   return w;
@@ -136,11 +160,9 @@ Result<Workload> parse_workload(const std::string& text, const std::string& path
   } catch (const WorkloadFailure& e) {
     return Error{e.what()};
   } catch (const Json::parse_error& e) {
-    std::string what = e.what();
-    if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
-    return Error{"workload '" + path + "' is not valid JSON: " + what};
+    return Error{invalid_json_message(path, e)};
   } catch (const std::exception& e) {
-    return Error{"workload '" + path + "': " + e.what()};
+    return Error{file_label(path) + ": " + e.what()};
   }
 }
 

@@ -73,6 +73,7 @@ std::string status_of(const Outcome& o) {
     case 5: return "busy";
     case 6: return "blocked";
     case 7: return "sim_failed";
+    case 8: return "sim_time_limit";
     default: return "error";
   }
 }
@@ -80,7 +81,7 @@ std::string status_of(const Outcome& o) {
 FailureKind failure_kind(const std::string& s) {
   if (s == "ok") return FailureKind::kNone;
   if (s == "crash" || s == "killed") return FailureKind::kCrash;
-  if (s == "busy" || s == "blocked" || s == "timeout") return FailureKind::kHang;
+  if (s == "busy" || s == "blocked" || s == "timeout" || s == "sim_time_limit") return FailureKind::kHang;
   if (s == "bad_reply") return FailureKind::kBadReply;
   return FailureKind::kOther;
 }

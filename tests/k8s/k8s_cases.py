@@ -175,12 +175,15 @@ def apiserver_killed(c):
         return [pid for pid, cmd in processes_mentioning(prefix + "_k8s") if cmd.split(" ")[0].endswith(name)]
 
     def kill_apiserver(p, prefix):
-        # The scheduler starts last, once the Nodes exist; two seconds of real time later the
-        # simulation is under way (the run takes about six more).
+        # The scheduler starts last, once the Nodes exist; the simulation is under way once a
+        # job has ended (a fixed delay was too long on a fast machine: the run was over).
         deadline = time.time() + 120
         while time.time() < deadline and p.poll() is None and not run_pids(prefix, "kube-scheduler"):
             time.sleep(0.05)
-        time.sleep(2)
+        jobs = prefix + "_jobs.csv"
+        while time.time() < deadline and p.poll() is None and \
+                not (os.path.exists(jobs) and len(read(jobs).splitlines()) > 1):
+            time.sleep(0.02)
         pids = run_pids(prefix, "kube-apiserver")
         check(pids and p.poll() is None, "no kube-apiserver of the run to kill")
         os.kill(pids[0], signal.SIGKILL)

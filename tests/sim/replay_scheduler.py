@@ -19,9 +19,18 @@ def main():
     records = [json.loads(line) for line in open(path)]
     to_sched = [r for r in records if r["dir"] == "batsim->sched"]
     replies = {r["seq"]: r["raw"] for r in records if r["dir"] == "sched->batsim"}
-    sock = zmq.Context().socket(zmq.REP)
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.REP)
     sock.setsockopt(zmq.LINGER, 0)
     sock.bind(endpoint)
+    try:
+        return replay(to_sched, replies, sock)
+    finally:
+        sock.close(linger=1000)  # the last reply leaves before exit
+        ctx.term()
+
+
+def replay(to_sched, replies, sock):
     for rec in to_sched:
         got = sock.recv().decode()
         want = rec["raw"]

@@ -161,9 +161,19 @@ def main():
     name, endpoint = sys.argv[1], sys.argv[2]
     behaviour = BEHAVIOURS[name]
     state = {"fcfs": Fcfs()}
-    sock = zmq.Context().socket(zmq.REP)
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.REP)
     sock.setsockopt(zmq.LINGER, 0)
     sock.bind(endpoint)
+    try:
+        return serve(name, behaviour, state, sock)
+    finally:
+        # The last reply must leave before the process exits: close with a linger, then term().
+        sock.close(linger=1000)
+        ctx.term()
+
+
+def serve(name, behaviour, state, sock):
     if name == "mute":  # reads the first message and never answers (a hung scheduler)
         sock.recv()
         signal.pause()

@@ -378,8 +378,76 @@ def run_exact(c):
     check(read(prefix + "_jobs.csv") == outs["event"], "vtime sim + event_fcfs gave another schedule")
 
 
+def sim_direct(c, wl, prefix, hosts):
+    """`vtime sim --stats` + event_fcfs; returns (_jobs.csv text, vtime sim's peak RSS in MB, as
+    the kernel's rusage gives it: ru_maxrss, which includes this process's size at fork)."""
+    endpoint = "ipc://" + c.path(os.path.basename(prefix) + ".sock")
+    sched = subprocess.Popen([c.a.event_fcfs, "-s", endpoint], stderr=subprocess.DEVNULL)
+    try:
+        sim = subprocess.Popen([c.a.vtime, "sim", "--hosts", str(hosts), "-w", wl, "-e", prefix, "-s", endpoint, "--stats"],
+                               stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        _, status, usage = os.wait4(sim.pid, 0)
+        err = sim.stderr.read()
+        sim.returncode = os.waitstatus_to_exitcode(status)
+        sys.stderr.write("[sim stderr] " + err)
+        check(sim.returncode == 0, "vtime sim exited %d: %s" % (sim.returncode, err))
+        check(sched.wait(timeout=30) == 0, "event_fcfs failed against vtime sim")
+    finally:
+        if sched.poll() is None:
+            sched.kill()
+            sched.wait()
+    return read(prefix + "_jobs.csv"), usage.ru_maxrss / 1024.0
+
+
+# docs/sim.md, "Memory": the bound this test holds vtime sim to.
+RSS_BOUND_MB = 40
+
+
+def streaming_memory(c):
+    """200,000 jobs through `vtime sim`: every job in the outputs, and the simulator's peak RSS
+    within RSS_BOUND_MB (holding the workload whole took ~200 MB)."""
+    n = 200000
+    wl = c.path("flat.json")
+    # One job every 10 s for 10 s on one host: each instant ends one job and submits the next.
+    # Written by a child Python: ru_maxrss carries over fork+exec, so this process must stay small.
+    subprocess.run([sys.executable, "-c", """
+import json, sys
+n = int(sys.argv[2])
+with open(sys.argv[1], "w") as f:
+    json.dump({"nb_res": 1, "jobs": [{"id": str(i), "subtime": 10 * i, "res": 1, "profile": "d10"} for i in range(n)],
+               "profiles": {"d10": {"type": "delay", "delay": 10}}}, f, indent=1)
+""", wl, str(n)], check=True)
+    jobs, rss = sim_direct(c, wl, c.path("flat"), 1)
+    lines = jobs.splitlines()
+    check(len(lines) == n + 1 and all(",COMPLETED_SUCCESSFULLY," in l for l in lines[1:]),
+          "%d rows in _jobs.csv, expected %d, all completed" % (len(lines) - 1, n))
+    check(lines[-1].startswith("%d,w0,d10,%d.000000," % (n - 1, 10 * (n - 1))), "last row: " + lines[-1])
+    sys.stderr.write("vtime sim peak RSS with %d jobs: %.1f MB (bound %d MB)\n" % (n, rss, RSS_BOUND_MB))
+    check(rss <= RSS_BOUND_MB, "vtime sim's peak RSS was %.1f MB with %d jobs, above the %d MB bound" % (rss, n, RSS_BOUND_MB))
+
+
+def stream_order(c):
+    """The streamed reading does not depend on the file's layout: jobs out of submission order,
+    profiles before or after the jobs, extra members and odd spacing give the same schedule."""
+    conv, _ = c.from_swf(SAMPLE, ["--procs-per-host", "2", "--hosts", "4", "--max-duration", "1h", "--shift"],
+                         name="sorted.json")
+    w = json.loads(conv)
+    base, _ = sim_direct(c, c.path("sorted.json"), c.path("base"), 4)
+    jobs = list(reversed(w["jobs"]))
+    variants = {
+        "reversed": json.dumps({"nb_res": 4, "jobs": jobs, "profiles": w["profiles"]}),
+        "profiles_first": json.dumps({"profiles": w["profiles"], "extra": {"a": [1, "]},{"]}, "jobs": jobs}, indent=3),
+        "compact": json.dumps({"jobs": w["jobs"], "profiles": w["profiles"], "nb_res": 4}, separators=(",", ":")),
+    }
+    for name, text in variants.items():
+        path = c.write(name + ".json", text)
+        got, _ = sim_direct(c, path, c.path(name), 4)
+        check(got == base, "%s: a different schedule from the same jobs:\n%s\n%s" % (name, got, base))
+
+
 CASES = {"options": options, "window": window, "repeat_and_gz": repeat_and_gz, "header_and_stats": header_and_stats,
-         "errors": errors, "synth": synth, "run_exact": run_exact}
+         "errors": errors, "synth": synth, "run_exact": run_exact, "streaming_memory": streaming_memory,
+         "stream_order": stream_order}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, ["--vtime", "--event-fcfs", "--periodic-fcfs"], lambda a: Case(a, "workload"), lambda: None))

@@ -40,6 +40,7 @@ inline constexpr int kExitSchedulerDied = 4;  // the scheduler exited or crashed
 inline constexpr int kExitSchedulerHung = 5;  // busy without replying for --crash-timeout
 inline constexpr int kExitSchedulerStuck = 6; // idle, no reply, nothing pending: never replies
 inline constexpr int kExitBatsimError = 7;    // Batsim sent garbage, or died
+inline constexpr int kExitSimTimeLimit = 8;   // the simulation went past --max-sim-time (a scheduler that never ends)
 inline constexpr int kExitInternal = 125;
 
 enum class SyncPolicy { kExact, kTimeout };
@@ -95,6 +96,9 @@ struct Options {
   Duration crash_timeout = seconds(30);      // real time a scheduler may stay busy without replying
   Duration cml_lead = microseconds(1);       // a CALL_ME_LATER is never closer than this to now
   bool stop_timers_when_done = true;         // no timer CALL_ME_LATER once every job is done
+  // Ends the run (kExitSimTimeLimit) when Batsim's time passes this; zero: no limit. Under the
+  // timeout policy a scheduler that lost an event may keep asking for wake-ups forever.
+  Duration max_sim_time = Duration::zero();
   std::function<void(const std::string&)> progress;  // called with a status line, may be empty
   pid_t batsim_pid = 0;                       // when known: its death is reported
   recorder::Recorder* recorder = nullptr;     // when set, every message, timer and advance is recorded

@@ -15,7 +15,8 @@
 // Example:
 //     auto peer = ZmqPeer::connect(endpoint);
 //     auto out = Outputs::open("out");
-//     RunReport r = simulate(platform, workload, **out, **peer);
+//     auto jobs = open_workload("workload.json", "w0");
+//     RunReport r = simulate(platform, **jobs, **out, **peer);
 //     if (r.outcome != Outcome::completed) std::fprintf(stderr, "%s\n", r.error.c_str());
 #pragma once
 
@@ -35,6 +36,7 @@ enum class Outcome {
   interrupted,    // SIGINT/SIGTERM while waiting for the scheduler
   peer_failed,    // ZeroMQ error
   output_failed,  // PREFIX_schedule.csv could not be written
+  input_failed,   // the workload file could not be read again during the run (it changed)
 };
 
 struct RunReport {
@@ -45,10 +47,14 @@ struct RunReport {
   Nanos end_time;      // simulated time when the run stopped
 };
 
+// Reads the workload's jobs from `workload` as they are submitted (open_workload: memory bounded
+// by the jobs in flight).
+RunReport simulate(const Platform& platform, JobSource& workload, Outputs& outputs, Peer& peer);
+// The same for a workload held in memory.
 RunReport simulate(const Platform& platform, const Workload& workload, Outputs& outputs, Peer& peer);
 
 // `vtime sim`'s exit status for a run (docs/sim.md): 0 completed, 2 an output could not be
-// written, 3 invalid reply, 4 stalled, 5 the peer failed, 128 + N interrupted by signal N.
+// written or the workload not read again, 3 invalid reply, 4 stalled, 5 the peer failed, 128 + N interrupted by signal N.
 int exit_status(const RunReport& r);
 
 }  // namespace vtime::sim
