@@ -121,6 +121,30 @@ def run_sigterm(args):
     print("PASS")
 
 
+def run_sim_limit(args):
+    """--max-sim-time: a scheduler that asks for wake-ups forever (the simulation could never end)
+    is stopped once Batsim's time passes the limit: exit 8 naming it, outputs written, nothing
+    left running. Without the limit the same run only ends by a signal (case sigterm)."""
+    marker = "vtime-test-" + uuid.uuid4().hex
+    with tempfile.TemporaryDirectory(prefix="vtime-broker-test-") as tmp:
+        prefix = os.path.join(tmp, "out")
+        cmd = [args.vtime, "run", "--hosts", "4", "-w", os.path.join(args.data, "wl20.json"), "-e", prefix, "-q",
+               "--max-sim-time", "3000", "--", PY, BAD, "endless", "{endpoint}", marker]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        print(r.stderr)
+        if r.returncode != 8:
+            fail("exit status %d, expected 8" % r.returncode)
+        if "--max-sim-time" not in r.stderr:
+            fail("stderr does not name --max-sim-time")
+        for suffix in ("_jobs.csv", "_schedule.csv"):
+            if not os.path.exists(prefix + suffix):
+                fail("the simulator's %s was not written" % suffix)
+        left = leftovers(marker)
+        if left:
+            fail("processes left running: %s" % left)
+    print("PASS")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("case", nargs="?")
@@ -129,10 +153,12 @@ def main():
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args()
     if args.list:
-        print("\n".join(list(INVALID) + list(SUPERVISION) + ["sigterm"]))
+        print("\n".join(list(INVALID) + list(SUPERVISION) + ["sigterm", "sim_limit"]))
         return
     if args.case == "sigterm":
         run_sigterm(args)
+    elif args.case == "sim_limit":
+        run_sim_limit(args)
     else:
         run_case(args.case, args)
 
