@@ -13,6 +13,8 @@
 set -eu
 build=$1
 jobs=${JOBS:-1000000}
+util=${UTIL:-0.4}
+serial=${SERIAL:-0.95}
 hosts=${HOSTS:-1024}
 vt=$build/cli/vtime
 efcfs=$build/examples/event_fcfs/event_fcfs
@@ -27,8 +29,8 @@ status=0
 
 # The workload: mostly serial jobs (as on real machines) at an offered utilisation FCFS keeps up
 # with, so that the jobs in flight stay few and memory shows what the simulator holds per job.
-"$vt" workload synth -o "$tmp/w.swf" -n "$jobs" --procs "$hosts" --seed 1 --utilisation 0.5 \
-  --serial-fraction 0.9 --min-runtime 10 --max-runtime 2h
+"$vt" workload synth -o "$tmp/w.swf" -n "$jobs" --procs "$hosts" --seed 1 --utilisation "$util" \
+  --serial-fraction "$serial" --min-runtime 10 --max-runtime 2h
 t0=$(now)
 "$vt" workload from-swf "$tmp/w.swf" -o "$tmp/w.json" --hosts "$hosts" -q
 t1=$(now)

@@ -162,7 +162,7 @@ void Simulation::submit_batch() {
     JobSubmitted s;
     s.job_id = wj.id;
     s.job = JobDescription{wj.id, wj.res, wj.subtime, wj.walltime, workload_.profiles[wj.profile].name};
-    s.job_json = wj.json;
+    s.job_json = std::move(wj.json);  // only JOB_SUBMITTED needs it: a job in flight holds less
     emit(std::move(s));
     live_[j].job = std::move(wj);
   }
