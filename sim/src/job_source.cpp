@@ -8,6 +8,11 @@
 
 namespace vtime::sim {
 
+void JobKeys::reserve(size_t jobs) {
+  offsets.reserve(jobs + 1);
+  subtimes.reserve(jobs);
+}
+
 void JobKeys::add(std::string_view name, Nanos subtime) {
   if (names.size() + name.size() > UINT32_MAX) throw std::length_error("more than 4 GB of job ids");
   names += name;
@@ -44,24 +49,26 @@ JobSource::JobSource(WorkloadInfo info, JobKeys keys) : info_(std::move(info)), 
   keys_.offsets.shrink_to_fit();
   keys_.subtimes.shrink_to_fit();
   by_name_ = sorted_by_name(keys_);
-  std::vector<Nanos> times = keys_.subtimes;
-  std::sort(times.begin(), times.end());
-  for (Nanos t : times) {
-    if (instants_.empty() || instants_.back().first != t) instants_.emplace_back(t, 0);
-    ++instants_.back().second;
-  }
-  instants_.shrink_to_fit();
+  by_time_.resize(keys_.size());
+  std::iota(by_time_.begin(), by_time_.end(), 0u);
+  std::stable_sort(by_time_.begin(), by_time_.end(),
+                   [&](uint32_t a, uint32_t b) { return keys_.subtimes[a] < keys_.subtimes[b]; });
 }
 
 std::optional<Nanos> JobSource::next_subtime() const {
-  if (next_instant_ >= instants_.size()) return std::nullopt;
-  return instants_[next_instant_].first;
+  if (next_ >= by_time_.size()) return std::nullopt;
+  return keys_.subtimes[by_time_[next_]];
 }
 
 Result<std::vector<WorkloadJob>> JobSource::next_batch() {
   std::vector<WorkloadJob> batch;
-  if (next_instant_ >= instants_.size()) return batch;
-  auto [t, count] = instants_[next_instant_++];
+  if (next_ >= by_time_.size()) return batch;
+  const Nanos t = keys_.subtimes[by_time_[next_]];
+  size_t count = 0;
+  while (next_ < by_time_.size() && keys_.subtimes[by_time_[next_]] == t) {
+    ++next_;
+    ++count;
+  }
   batch.reserve(count);
   std::string err = fetch(t, count, batch);
   if (!err.empty()) return protocol::Error{std::move(err)};

@@ -241,6 +241,7 @@ Result<std::unique_ptr<JobSource>> open_stream(const std::string& path, const st
   // Pass 1: every member but the jobs.
   std::optional<std::string> profiles_text, nb_res_text;
   bool jobs_array = false, jobs_other = false;
+  size_t count = 0;
   std::string key, text;
   for (Scanner s(f.get());;) {
     auto item = s.next(key, text, false);
@@ -248,6 +249,7 @@ Result<std::unique_ptr<JobSource>> open_stream(const std::string& path, const st
     if (item == Scanner::Item::syntax) throw Unusual{};
     if (item == Scanner::Item::job) {
       jobs_array = true;
+      ++count;
       continue;
     }
     parse_piece(text);  // any member must be valid JSON, as for the whole-file reader
@@ -271,6 +273,7 @@ Result<std::unique_ptr<JobSource>> open_stream(const std::string& path, const st
   // Pass 2: every job, checked; ids and submission times kept.
   std::rewind(f.get());
   JobKeys keys;
+  keys.reserve(count);  // no vector doubling: a million jobs would briefly take twice the room
   size_t i = 0;
   for (Scanner s(f.get());; ++i) {
     auto item = s.next(key, text, true);

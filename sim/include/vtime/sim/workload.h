@@ -76,6 +76,7 @@ struct JobKeys {
   std::vector<uint32_t> offsets{0};      // job i's id is names[offsets[i], offsets[i + 1])
   std::vector<Nanos> subtimes;
   void add(std::string_view name, Nanos subtime);
+  void reserve(size_t jobs);
   size_t size() const { return subtimes.size(); }
   std::string_view name(size_t i) const {
     return std::string_view(names).substr(offsets[i], offsets[i + 1] - offsets[i]);
@@ -112,8 +113,8 @@ class JobSource {
  private:
   JobKeys keys_;
   std::vector<uint32_t> by_name_;        // slots in id order, for slot()
-  std::vector<std::pair<Nanos, uint32_t>> instants_;  // submission instants, in order, with their job counts
-  size_t next_instant_ = 0;
+  std::vector<uint32_t> by_time_;        // slots in submission order (then file order)
+  size_t next_ = 0;                      // the first slot of by_time_ not yet taken
 };
 
 // Opens and validates a workload file (the same checks and messages as load_workload), then
