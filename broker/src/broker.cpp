@@ -376,6 +376,11 @@ class Conversation {
       auto budget = std::chrono::nanoseconds(std::max(opts_.timeout.ns(), opts_.min_delay.ns()));
       std::this_thread::sleep_for(budget);
       if (opts_.recorder) opts_.recorder->observe(session_.now().ns());
+      // No idle decision reclaims dead processes' slots here: do it every 20 ms of real time.
+      if (Clock::now() >= next_reclaim_) {
+        ctl_->reclaim_dead();
+        next_reclaim_ = Clock::now() + std::chrono::milliseconds(20);
+      }
       return;
     }
     auto crash_at = Clock::now() + std::chrono::nanoseconds(opts_.crash_timeout.ns());
@@ -541,6 +546,7 @@ class Conversation {
   }
 
   TimePoint to_tp(Nanos n) const { return TimePoint::from_ns(n.ns()) + setup_; }
+  Clock::time_point next_reclaim_{};  // timeout policy: when to free dead processes' slots next
   Nanos to_nanos(TimePoint t) const { return Nanos::from_ns((t - setup_).ns()); }
   uint32_t tick_requests() const { return session_.header().tick_requests.load(std::memory_order_acquire); }
 

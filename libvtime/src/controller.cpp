@@ -1268,6 +1268,8 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
 
 std::vector<pid_t> Controller::tree_pids() { return impl_->pids(); }
 
+void Controller::reclaim_dead() { impl_->reclaim_dead(); }
+
 ControllerStats Controller::stats() const {
   ControllerStats s = impl_->stats;
   s.kernel_count = impl_->watch != nullptr;

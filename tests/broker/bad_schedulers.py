@@ -15,6 +15,8 @@ Each binds REP at ENDPOINT, answers SIMULATION_BEGINS, and at the first JOB_SUBM
           work per message: a valid run that only a signal ends.
   late_bind sleeps 10 (virtual) seconds before it binds, then rejects every job: the broker must
           drive its clock before the simulation begins.
+  forker  runs 60 short-lived processes per message and rejects every job: over a run more
+          processes come and go than vtime's process table holds (512).
 MARKER is an unused argument the tests grep for to prove no process is left behind.
 """
 import json
@@ -45,6 +47,17 @@ def main():
             if not any(e["type"] == "SIMULATION_ENDS" for e in msg["events"]):
                 events.append({"timestamp": now, "type": "CALL_ME_LATER", "data": {"timestamp": now + 1}})
             sock.send_string(json.dumps({"now": now, "events": events}))
+            continue
+        if mode == "forker":
+            # 60 short-lived processes per message (as Slurm starts a slurmstepd per job), then
+            # every job rejected: hundreds of processes come and go over the run.
+            for _ in range(60):
+                subprocess.run(["true"] + sys.argv[3:4], check=True)
+            events = [{"timestamp": msg["now"], "type": "REJECT_JOB", "data": {"job_id": e["data"]["job_id"]}}
+                      for e in msg["events"] if e["type"] == "JOB_SUBMITTED"]
+            sock.send_string(json.dumps({"now": msg["now"], "events": events}))
+            if any(e["type"] == "SIMULATION_ENDS" for e in msg["events"]):
+                return
             continue
         if mode in ("late", "late_bind"):
             events = []

@@ -145,6 +145,28 @@ def run_sim_limit(args):
     print("PASS")
 
 
+def run_timeout_processes(args):
+    """--sync timeout with a scheduler whose processes come and go by the hundred (60 per message,
+    over 1,000 in the run): their table slots are freed as they die, although the timeout policy
+    never waits for an idle tree (it used to fill vtime's 512-process table: exit 122 in the
+    scheduler's children, as Slurm's slurmstepd under a sweep)."""
+    marker = "vtime-test-" + uuid.uuid4().hex
+    with tempfile.TemporaryDirectory(prefix="vtime-broker-test-") as tmp:
+        prefix = os.path.join(tmp, "out")
+        cmd = [args.vtime, "run", "--hosts", "4", "-w", os.path.join(args.data, "wl20.json"), "-e", prefix, "-q",
+               "--sync", "timeout", "--timeout", "5", "--", PY, BAD, "forker", "{endpoint}", marker]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        print(r.stderr[-2000:])
+        if r.returncode != 0:
+            fail("exit status %d, expected 0" % r.returncode)
+        if "table full" in r.stderr:
+            fail("vtime's table filled up")
+        rows = open(prefix + "_jobs.csv").read().splitlines()[1:]
+        if len(rows) != 20 or not all(",REJECTED," in x for x in rows):
+            fail("expected 20 rejected jobs, got %d rows" % len(rows))
+    print("PASS")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("case", nargs="?")
@@ -153,12 +175,14 @@ def main():
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args()
     if args.list:
-        print("\n".join(list(INVALID) + list(SUPERVISION) + ["sigterm", "sim_limit"]))
+        print("\n".join(list(INVALID) + list(SUPERVISION) + ["sigterm", "sim_limit", "timeout_processes"]))
         return
     if args.case == "sigterm":
         run_sigterm(args)
     elif args.case == "sim_limit":
         run_sim_limit(args)
+    elif args.case == "timeout_processes":
+        run_timeout_processes(args)
     else:
         run_case(args.case, args)
 

@@ -102,6 +102,11 @@ class Controller {
   std::vector<ThreadReport> describe();
   // Pids of every live process of the tree (registered or found as descendants).
   std::vector<pid_t> tree_pids();
+  // Frees the table slots of the tree's processes and threads that have died. wait_idle() does
+  // it as it looks; a caller that never waits for idleness (the broker's timeout policy) must
+  // call it now and then, or a tree that keeps starting processes (Slurm: a slurmstepd per job)
+  // fills the process table.
+  void reclaim_dead();
   ControllerStats stats() const;
 
  private:
