@@ -257,7 +257,7 @@ Subcommand register_run(CLI::App& root) {
       "the scheduler's arguments (and VTIME_SCHED_ENDPOINT in its environment) is the ZeroMQ\n"
       "endpoint it must bind (REP). Exit status: 0 done; 2 usage; 3 the scheduler sent an invalid\n"
       "reply; 4 it exited or crashed before the end; 5 it stayed busy past --crash-timeout; 6 it is\n"
-      "blocked forever without replying; 7 the simulator failed; 125 internal error; 128+N\n"
+      "blocked forever without replying; 7 the simulator failed; 8 past --max-sim-time; 125 internal error; 128+N\n"
       "interrupted by signal N (outputs are written). See docs/cli.md.");
   add_run_options(*app, *o);
   app->add_option("scheduler", o->command, "The scheduler command and its arguments (after --)")->required();

@@ -441,7 +441,7 @@ Subcommand register_sweep(CLI::App& root) {
   app->add_flag("--resume", o->resume, "finish the sweep in DIR: run only what is not finished");
   app->add_option("--sim-limit", o->sim_limit,
                  "a non-exact run ends (status sim_time_limit, a hang) once its simulation passes F times its "
-                 "exact reference's makespan; 0: no limit")
+                 "exact reference's makespan; 0: no limit (default 10)")
       ->option_text("F")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
