@@ -29,7 +29,27 @@ struct Running {
   bool interrupted = false;
 };
 
+// The command as a shell would take it back: a run's log starts with it, so any run can be
+// repeated by hand.
+std::string shell_line(const std::vector<std::string>& argv) {
+  std::string out = "$";
+  for (const auto& a : argv) {
+    bool plain = !a.empty() && a.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                   "0123456789_./=:,@%+-{}") == std::string::npos;
+    out += " ";
+    if (plain) {
+      out += a;
+      continue;
+    }
+    out += "'";
+    for (char ch : a) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    out += "'";
+  }
+  return out + "\n";
+}
+
 pid_t spawn(const Command& c) {
+  const std::string header = shell_line(c.argv);  // built before fork: the child only writes
   std::vector<char*> args;
   for (const auto& a : c.argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -48,6 +68,7 @@ pid_t spawn(const Command& c) {
   dup2(null, 0);
   dup2(log, 1);
   dup2(log, 2);
+  if (write(1, header.data(), header.size()) < 0) _exit(125);
   // The sweep blocks or catches signals for itself; a run starts from the defaults.
   sigset_t none;
   sigemptyset(&none);

@@ -94,6 +94,17 @@ def grid(c):
         sched = rows(read(os.path.join(out, "runs", r["run"], "out_schedule.csv")))[0]
         check(float(sched["makespan"]) == float(r["makespan"]), "run %s: makespan %s, its _schedule.csv %s" %
               (r["run"], r["makespan"], sched["makespan"]))
+    # Each run's log starts with its command; the non-exact runs end past 10 x their reference's
+    # makespan (--sim-limit's default), the references have no limit.
+    for r in refs + others:
+        first = read(os.path.join(out, "runs", r["run"], "run.log")).splitlines()[0]
+        check(first.startswith("$ ") and " run -q -e " in first, "run.log of %s starts with %r" % (r["run"], first))
+        if r["reference"] == "1":
+            check("--max-sim-time" not in first, "the reference %s has a simulated-time limit" % r["run"])
+        else:
+            ref = [x for x in refs if x["period"] == r["period"]][0]
+            want = "--max-sim-time=%.6f" % (10 * float(ref["makespan"]))
+            check(want in first, "%s: expected %s in its command: %s" % (r["run"], want, first))
     # With 2 ms of CPU per decision and a 1 ms budget, some decision comes late.
     check(any(int(r["jobs_late"]) > 0 for r in others if r["timeout"] == "1"),
           "no late job at timeout=1 with a 2 ms decision cost: the trade-off does not show")
