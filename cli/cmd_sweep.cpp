@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -259,12 +260,8 @@ class Sweep {
       return usage(o_.dir + " is not empty and holds no sweep (no sweep.json); give an empty or new DIR");
     fs::create_directories(o_.dir + "/runs", ec);
     if (ec) return usage("cannot create " + o_.dir + ": " + ec.message());
-    std::ofstream out(def_path + ".tmp");
-    out << mine.dump(2) << "\n";
-    out.close();
-    fs::rename(def_path + ".tmp", def_path, ec);
-    if (ec) {
-      fprintf(stderr, "vtime sweep: cannot write %s: %s\n", def_path.c_str(), ec.message().c_str());
+    if (!sweep::write_file_atomic(def_path, mine.dump(2) + "\n")) {
+      fprintf(stderr, "vtime sweep: cannot write %s\n", def_path.c_str());
       return kExitInternal;
     }
     return 0;
@@ -336,20 +333,26 @@ class Sweep {
                 status.c_str(), out.wall_s);
       progress();
     };
+    // A timeout-policy scheduler that lost an event may ask for wake-ups forever: the other runs
+    // end past --sim-limit times their reference's makespan (read once per reference).
+    std::map<size_t, double> limit_of;
+    auto limit_for = [&](size_t i) {
+      if (o_.sim_limit <= 0 || given("max-sim-time")) return 0.0;
+      auto [it, fresh] = limit_of.emplace(reference_of[i], 0.0);
+      if (fresh) {
+        auto out = sweep::read_outputs(sweep::run_prefix(o_.dir, plan_.runs[reference_of[i]]));
+        if (out && out->schedule.count("makespan"))
+          it->second = o_.sim_limit * std::max(1.0, std::strtod(out->schedule.at("makespan").c_str(), nullptr));
+      }
+      return it->second;
+    };
     auto run_stage = [&](bool references) {
       stage.clear();
       std::vector<sweep::Command> commands;
       for (size_t i : todo) {
         const sweep::PlannedRun& r = plan_.runs[i];
         if (r.reference != references) continue;
-        double limit = 0;
-        if (!references && o_.sim_limit > 0 && !given("max-sim-time")) {
-          // A timeout-policy scheduler that lost an event may ask for wake-ups forever.
-          const sweep::PlannedRun& ref = plan_.runs[reference_of[i]];
-          auto out = sweep::read_outputs(sweep::run_prefix(o_.dir, ref));
-          if (out && out->schedule.count("makespan"))
-            limit = o_.sim_limit * std::max(1.0, std::strtod(out->schedule.at("makespan").c_str(), nullptr));
-        }
+        const double limit = references ? 0.0 : limit_for(i);
         const std::string d = o_.dir + "/runs/" + r.id;
         fs::create_directories(d, ec);
         commands.push_back({run_argv(r, limit), d + "/run.log"});

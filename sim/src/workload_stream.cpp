@@ -239,7 +239,7 @@ Result<std::unique_ptr<JobSource>> open_stream(const std::string& path, const st
   info.file = path;
 
   // Pass 1: every member but the jobs.
-  std::optional<std::string> profiles_text, nb_res_text;
+  Json profiles, nb_res;
   bool jobs_array = false, jobs_other = false;
   size_t count = 0;
   std::string key, text;
@@ -252,22 +252,18 @@ Result<std::unique_ptr<JobSource>> open_stream(const std::string& path, const st
       ++count;
       continue;
     }
-    parse_piece(text);  // any member must be valid JSON, as for the whole-file reader
-    if (key == "profiles") profiles_text = text;
-    else if (key == "nb_res") nb_res_text = text;
+    Json value = parse_piece(text);  // any member must be valid JSON, as for the whole-file reader
+    if (key == "profiles") profiles = std::move(value);
+    else if (key == "nb_res") nb_res = std::move(value);
     else if (key == "jobs") jobs_other = true;
   }
-  Json profiles = profiles_text ? parse_piece(*profiles_text) : Json();
   if (!profiles.is_object()) throw WorkloadFailure(file + ": missing object 'profiles'");
   if (jobs_other) throw WorkloadFailure(file + ": missing array 'jobs'");
   if (!jobs_array) {
     // No element: "jobs": [] or no "jobs" at all; the whole-file reader tells them apart.
     throw Unusual{};
   }
-  if (nb_res_text) {
-    Json n = parse_piece(*nb_res_text);
-    if (n.is_number_integer()) info.nb_res = n.get<int64_t>();
-  }
+  if (nb_res.is_number_integer()) info.nb_res = nb_res.get<int64_t>();
   ProfileIndex index = read_profiles(profiles, path, info);
 
   // Pass 2: every job, checked; ids and submission times kept.

@@ -50,7 +50,9 @@ Row head(const Plan& plan) {
   return h;
 }
 
-bool write_file(const std::string& path, const std::string& text) {
+}  // namespace
+
+bool write_file_atomic(const std::string& path, const std::string& text) {
   std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -60,8 +62,6 @@ bool write_file(const std::string& path, const std::string& text) {
   std::filesystem::rename(tmp, path, ec);
   return !ec;
 }
-
-}  // namespace
 
 std::string status_of(const Outcome& o) {
   if (o.timed_out) return "timeout";
@@ -91,7 +91,7 @@ bool write_result(const std::string& run_dir, const Outcome& o, std::string* err
   j["status"] = status_of(o);
   j["exit_code"] = o.exit_code;
   j["wall_s"] = o.wall_s;
-  if (!write_file(run_dir + "/result.json", j.dump() + "\n")) {
+  if (!write_file_atomic(run_dir + "/result.json", j.dump() + "\n")) {
     *error = "cannot write " + run_dir + "/result.json";
     return false;
   }
@@ -223,7 +223,7 @@ bool write_runs_csv(const Plan& plan, const Report& rep, const std::string& path
     row.push_back(wall(m.result->wall_s));
     text += csv_line(row);
   }
-  return write_file(path, text);
+  return write_file_atomic(path, text);
 }
 
 bool write_summary_csv(const Plan& plan, const Report& rep, const std::string& path) {
@@ -263,7 +263,7 @@ bool write_summary_csv(const Plan& plan, const Report& rep, const std::string& p
     }
     text += csv_line(row);
   }
-  return write_file(path, text);
+  return write_file_atomic(path, text);
 }
 
 }  // namespace vtime::sweep

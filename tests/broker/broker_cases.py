@@ -70,13 +70,19 @@ def run_case(name, args):
             fail("exit status %d, expected %d" % (r.returncode, want_rc))
         if want_text not in r.stderr:
             fail("stderr does not name %r" % want_text)
-        for suffix in ("_jobs.csv", "_schedule.csv"):
-            if not os.path.exists(prefix + suffix):
-                fail("the simulator's %s was not written" % suffix)
-        left = leftovers(marker)
-        if left:
-            fail("processes left running: %s" % left)
+        outputs_kept_nothing_left(prefix, marker)
     print("PASS")
+
+
+def outputs_kept_nothing_left(prefix, marker):
+    """After a failed or stopped run: the simulator wrote both outputs, and no process of the run
+    (they carry `marker` in their arguments) is left."""
+    for suffix in ("_jobs.csv", "_schedule.csv"):
+        if not os.path.exists(prefix + suffix):
+            fail("the simulator's %s was not written" % suffix)
+    left = leftovers(marker)
+    if left:
+        fail("processes left running: %s" % left)
 
 
 def run_sigterm(args):
@@ -110,14 +116,9 @@ def run_sigterm(args):
             fail("exit status %d after SIGTERM, expected 143" % p.returncode)
         if "signal 15" not in err:
             fail("stderr does not name signal 15")
-        for suffix in ("_jobs.csv", "_schedule.csv"):
-            if not os.path.exists(prefix + suffix):
-                fail("the simulator's %s was not written" % suffix)
+        outputs_kept_nothing_left(prefix, marker)
         if len(open(prefix + "_jobs.csv").read().splitlines()) < 2:
             fail("_jobs.csv lost the rows written before the signal")
-        left = leftovers(marker)
-        if left:
-            fail("processes left running: %s" % left)
     print("PASS")
 
 
@@ -136,12 +137,7 @@ def run_sim_limit(args):
             fail("exit status %d, expected 8" % r.returncode)
         if "--max-sim-time" not in r.stderr:
             fail("stderr does not name --max-sim-time")
-        for suffix in ("_jobs.csv", "_schedule.csv"):
-            if not os.path.exists(prefix + suffix):
-                fail("the simulator's %s was not written" % suffix)
-        left = leftovers(marker)
-        if left:
-            fail("processes left running: %s" % left)
+        outputs_kept_nothing_left(prefix, marker)
     print("PASS")
 
 

@@ -34,6 +34,9 @@ struct RunResult {
   double wall_s = 0;
 };
 
+// Writes `text` to `path` through PATH.tmp and a rename: a reader never sees half a file.
+bool write_file_atomic(const std::string& path, const std::string& text);
+
 // DIR/runs/ID/result.json, written atomically: its presence means the run is finished.
 bool write_result(const std::string& run_dir, const Outcome& o, std::string* error);
 std::optional<RunResult> read_result(const std::string& run_dir);
