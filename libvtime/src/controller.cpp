@@ -432,6 +432,7 @@ struct Controller::Impl {
           if (proc.thread_state(pid, pid) == 'Z' && traced_zombie(pid)) return false;
         }
       }
+      if (root_exiting()) return false;
       reclaim_dead();
       reclaimed_exits = c1.exits;
     }
@@ -764,7 +765,7 @@ struct Controller::Impl {
       if (!proc.sample(others[k].pid, others[k].tid, t)) continue;  // gone since the listing
       // A traced process that exited is reported to the tracer before its parent: until the
       // tracer has reaped it, its parent cannot, and the tree is not done with it.
-      if (running_state(t.state) || t.running || (t.state == 'Z' && traced_zombie(t.tid))) {
+      if (running_state(t.state) || t.running || (t.state == 'Z' && ((t.tid == root && root_exiting()) || traced_zombie(t.tid)))) {
         snap.busy = true;
         return snap;
       }
@@ -785,6 +786,20 @@ struct Controller::Impl {
     std::sort(snap.threads.begin(), snap.threads.end(),
               [](const ThreadSample& a, const ThreadSample& b) { return a.tid < b.tid; });
     return snap;
+  }
+
+  // The root's exit is on its way to the owner, which reaps it (its `interrupted` callback) as
+  // soon as the kernel lets it: never a tree blocked forever. The tracer's reaping of a traced
+  // root and the owner's wait can interleave so that /proc reads it untraced while the owner's
+  // wait does not see it yet (tracer.static_c once reported such a root as blocked forever).
+  // (A leader that ended alone reads 'Z' while its other threads run: those count, not it.)
+  bool root_exiting() {
+    if (proc.thread_state(root, root) != 'Z') return false;
+    char path[48];
+    snprintf(path, sizeof path, "/proc/%d/status", static_cast<int>(root));
+    std::string status = ProcReader::read_small(path);
+    const char* t = strstr(status.c_str(), "Threads:");
+    return t && atoi(t + 8) <= 1;
   }
 
   bool traced_zombie(pid_t tid) {

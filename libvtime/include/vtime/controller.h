@@ -69,6 +69,8 @@ class Controller {
   Controller& operator=(const Controller&) = delete;
 
   // Blocks until the tree is idle or `interrupted()` returns true (checked between scans).
+  // A root that has exited keeps the tree busy until its owner reaps it (its exit is on the way,
+  // never a deadlock): when the root may exit, `interrupted` is where the owner reaps it.
   IdleResult wait_idle(const std::function<bool()>& interrupted);
   // Earliest deadline among pending waits of live threads; nullopt if none.
   std::optional<TimePoint> next_deadline();
