@@ -49,7 +49,14 @@ int replay_action(const ReplayArgs& a) {
       fprintf(stderr, "vtime replay: %s\n", err.c_str());
       return recorder::kReplayRefused;
     }
-    BrokerOptions bo = broker_options_from_json(r->header().value("options", recorder::Json::object()));
+    BrokerOptions bo;
+    try {
+      bo = broker_options_from_json(r->header().value("options", recorder::Json::object()));
+    } catch (const nlohmann::json::exception& e) {
+      // A member of another type than vtime writes (a trace edited or corrupted by hand).
+      fprintf(stderr, "vtime replay: the trace's options are malformed: %s\n", e.what());
+      return recorder::kReplayRefused;
+    }
     if (a.crash_timeout) bo.crash_timeout = *a.crash_timeout;
     if (a.cpu_model) bo.cpu.model = *a.cpu_model;
     if (!to_broker(bo, o.broker, &err)) {

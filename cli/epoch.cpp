@@ -2,6 +2,7 @@
 #include "epoch.h"
 
 #include <cctype>
+#include <limits>
 #include <string>
 
 namespace vtime::cli {
@@ -61,6 +62,14 @@ bool days_ok(int y, int m, int d) {
   return d <= mdays[m - 1] + ((m == 2 && leap) ? 1 : 0);
 }
 
+// secs s + frac ns in nanoseconds, or nullopt past int64's range (years before 1678 or after
+// 2262): the multiplication would overflow (found by fuzz_values).
+std::optional<int64_t> to_ns(int64_t secs, int64_t frac) {
+  constexpr int64_t kMaxSecs = std::numeric_limits<int64_t>::max() / 1'000'000'000LL - 1;
+  if (secs > kMaxSecs || secs < -kMaxSecs) return std::nullopt;
+  return secs * 1'000'000'000LL + frac;
+}
+
 }  // namespace
 
 std::optional<int64_t> parse_epoch(std::string_view text) {
@@ -81,8 +90,9 @@ std::optional<int64_t> parse_epoch(std::string_view text) {
       frac = *f;
     }
     if (!c.done()) return std::nullopt;
-    int64_t ns = secs * 1'000'000'000LL + frac;
-    return neg ? -ns : ns;
+    auto ns = to_ns(secs, frac);
+    if (!ns) return std::nullopt;
+    return neg ? -*ns : *ns;
   }
   auto y = c.digits(4);
   if (!y || !c.eat('-')) return std::nullopt;
@@ -133,7 +143,7 @@ std::optional<int64_t> parse_epoch(std::string_view text) {
   if (!c.done()) return std::nullopt;
   int64_t secs = days_from_civil(*y, static_cast<unsigned>(*mo), static_cast<unsigned>(*d)) * 86400 + hh * 3600 +
                  mm * 60 + ss - offset;
-  return secs * 1'000'000'000LL + frac;
+  return to_ns(secs, frac);
 }
 
 }  // namespace vtime::cli

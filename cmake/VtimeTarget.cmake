@@ -1,7 +1,7 @@
 # Common compile settings. vtime_target(TGT [NO_SANITIZE]) adds the warning set and, unless
 # NO_SANITIZE is given, the sanitizers chosen with VTIME_SANITIZE. The shim is built without
 # sanitizers: it is preloaded into arbitrary programs, where a sanitizer runtime cannot come first.
-set(VTIME_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Wno-restrict -Wnon-virtual-dtor -Wcast-align
+set(VTIME_WARNINGS -Wall -Wextra -Wpedantic -Wshadow $<$<CXX_COMPILER_ID:GNU>:-Wno-restrict> -Wnon-virtual-dtor -Wcast-align
     -Wunused -Woverloaded-virtual -Wformat=2)
 set(VTIME_C_WARNINGS -Wall -Wextra -Wshadow -Wformat=2)
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <map>
 #include <sstream>
 
@@ -58,6 +59,32 @@ std::optional<std::string> refused_value(const std::string& key, std::string_vie
   return std::nullopt;
 }
 
+// The pairs after a line's first (`rest` follows its '='): an error for one that sets what
+// vtime-slurm decides or cannot work, else nullopt.
+std::optional<std::string> check_later_pairs(std::string_view rest, std::string_view first_key) {
+  size_t pos = 0;
+  while (pos < rest.size()) {
+    size_t start = rest.find_first_not_of(" \t", pos);
+    if (start == std::string_view::npos) break;
+    size_t end = rest.find_first_of(" \t", start);
+    if (end == std::string_view::npos) end = rest.size();
+    std::string_view token = rest.substr(start, end - start);
+    pos = end;
+    if (start == 0) continue;  // the first key's own value
+    size_t eq = token.find('=');
+    if (eq == std::string_view::npos || eq == 0) continue;
+    std::string_view key = token.substr(0, eq);
+    if (!std::all_of(key.begin(), key.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+      continue;
+    std::string k = lower(key);
+    if (auto it = owned_keys().find(k); it != owned_keys().end())
+      return std::string(key) + " cannot be set (on the line of " + std::string(first_key) + "): " + it->second;
+    if (auto why = refused_value(k, token.substr(eq + 1)))
+      return std::string(token) + " cannot work (on the line of " + std::string(first_key) + "): " + *why;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool Extra::has(std::string_view key) const {
@@ -82,6 +109,15 @@ Result<Extra> parse_extra(std::string_view text, std::string_view file_name) {
       continue;
     }
     auto where = [&] { return std::string(file_name) + ":" + std::to_string(n) + ": "; };
+    // Slurm splits a line at any white space, a carriage return included: one inside a line
+    // would start a setting this check never saw (found by fuzz_slurm_extra).
+    if (auto c = std::find_if(line.begin(), line.end(),
+                              [](char ch) { return static_cast<unsigned char>(ch) < 0x20 && ch != '\t'; });
+        c != line.end()) {
+      char code[8];
+      snprintf(code, sizeof code, "0x%02x", static_cast<unsigned char>(*c));
+      return protocol::Error{where() + "a control character (" + code + ") inside the line"};
+    }
     size_t eq = line.find('=');
     std::string_view key = eq == std::string_view::npos ? line : trim(line.substr(0, eq));
     bool key_ok = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
@@ -101,6 +137,11 @@ Result<Extra> parse_extra(std::string_view text, std::string_view file_name) {
     }
     if (auto why = refused_value(k, value)) {
       return protocol::Error{where() + std::string(key) + "=" + std::string(value) + " cannot work: " + *why};
+    }
+    // Slurm reads every Key=Value pair of a line, not only the first: the others must pass the
+    // same checks (a partition's or node set's pairs are its own parameters).
+    if (k != "partitionname" && k != "nodeset") {
+      if (auto err = check_later_pairs(line.substr(eq + 1), key)) return protocol::Error{where() + *err};
     }
     out.lines.push_back({std::string(key), std::string(line), n});
     if (end == text.size()) break;

@@ -11,6 +11,43 @@
 
 namespace vtime::recorder {
 
+namespace {
+
+// A member's text when it is a string, else `otherwise`: Json::value() throws on a member of
+// another type, and a trace is input from anywhere (found by fuzz_trace).
+std::string string_member(const Json& j, const char* key, const std::string& otherwise = "") {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : otherwise;
+}
+
+// What is wrong with the shape of a header's members that readers of the header rely on
+// (replay checks the inputs and takes the options), or "".
+std::string header_shape_problem(const Json& h) {
+  for (const char* key : {"tool", "command"}) {
+    if (h.contains(key) && !h[key].is_string()) return std::string("\"") + key + "\" must be a string";
+  }
+  if (h.contains("options") && !h["options"].is_object()) return "\"options\" must be an object";
+  if (h.contains("clock") && !h["clock"].is_object()) return "\"clock\" must be an object";
+  if (h.contains("scheduler")) {
+    if (!h["scheduler"].is_array()) return "\"scheduler\" must be an array of strings";
+    for (auto& a : h["scheduler"]) {
+      if (!a.is_string()) return "\"scheduler\" must be an array of strings";
+    }
+  }
+  if (h.contains("inputs")) {
+    if (!h["inputs"].is_array()) return "\"inputs\" must be an array";
+    for (auto& in : h["inputs"]) {
+      if (!in.is_object()) return "each of \"inputs\" must be an object";
+      for (const char* key : {"role", "path", "fnv1a64"}) {
+        if (in.contains(key) && !in[key].is_string()) return std::string("an input's \"") + key + "\" must be a string";
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string to_string(const Problem& p) {
   std::string s = p.code;
   if (p.line) s += " line " + std::to_string(p.line);
@@ -135,12 +172,13 @@ std::unique_ptr<TraceReader> TraceReader::open(const std::string& path, std::str
     return fail("VT002", "empty file, not a vtime trace");
   }
   Json h = Json::parse(first, nullptr, false);
-  if (h.is_discarded() || !h.is_object() || h.value("type", "") != "header" ||
-      h.value("format", "") != kFormatName) {
+  if (h.is_discarded() || !h.is_object() || string_member(h, "type") != "header" ||
+      string_member(h, "format") != kFormatName) {
     if (!s.error.empty()) return fail("VT009", s.error);
     return fail("VT002", "line 1 is not a vtime trace header");
   }
   if (!complete) return fail("VT005", "the trace is cut short inside its header");
+  if (std::string why = header_shape_problem(h); !why.empty()) return fail("VT002", "line 1, the header: " + why);
   auto version = h.value("version", Json()).is_number_integer() ? h["version"].get<int>() : -1;
   if (version != kFormatVersion && !allow_other_version) {
     return fail("VT003", "format version " + std::to_string(version) + ", this vtime reads version " +
@@ -222,8 +260,8 @@ bool TraceReader::next(Json& rec) {
     if (j.value("records", Json()).is_number_unsigned() && j["records"].get<uint64_t>() != records_) {
       why = "it counts " + std::to_string(j["records"].get<uint64_t>()) + " records, the trace holds " +
             std::to_string(records_);
-    } else if (j.value("digest", "") != digest_.hex()) {
-      why = "its digest " + j.value("digest", std::string("(none)")) + " does not match the records (" + digest_.hex() + ")";
+    } else if (string_member(j, "digest") != digest_.hex()) {
+      why = "its digest " + string_member(j, "digest", "(none)") + " does not match the records (" + digest_.hex() + ")";
     } else if (j.contains("counts") && j["counts"].is_object()) {
       for (auto& [k, v] : j["counts"].items()) {
         uint64_t have = counts_.count(k) ? counts_[k] : 0;

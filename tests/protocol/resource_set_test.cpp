@@ -4,6 +4,14 @@
 
 using vtime::protocol::ResourceSet;
 
+// Found by fuzz_protocol: a range ending at INT_MAX overflowed its loop counter and never ended.
+TEST(ResourceSet, RangeEndingAtIntMax) {
+  auto r = ResourceSet::parse("2147483640-2147483647");
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_EQ(r->size(), 8u);
+  EXPECT_EQ(r->to_string(), "2147483640-2147483647");
+}
+
 TEST(ResourceSet, ParsesBatsimIntervals) {
   auto r = ResourceSet::parse("0-3 5 7-8");
   ASSERT_TRUE(r) << r.error();

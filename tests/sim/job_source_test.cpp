@@ -128,3 +128,17 @@ TEST(JobSource, BrokenFilesGetTheWholeFileReadersMessage) {
   }
   EXPECT_FALSE(open_workload("/nonexistent.json", "w0"));
 }
+
+// Found by fuzz_workload: the streaming reader counted other members before "jobs" in a job's
+// index, and reported a job's or a profile's fault before a syntax error later in the file.
+TEST(JobSource, AgreesWithTheWholeFileReaderOnOrderAndIndex) {
+  auto job = [](const std::string& id, const std::string& profile) {
+    return R"({"id": ")" + id + R"(", "subtime": 0, "res": 1, "profile": ")" + profile + "\"}";
+  };
+  EXPECT_EQ(both("{\"nb_res\": 2, \"jobs\": [" + job("1", "d") + ", " + job("2", "x") + "], " + kProfiles + "}"),
+            "workload 'wl.json': job 1 (id '2'): profile 'x' is not defined in 'profiles'");
+  std::string msg = both("{\"jobs\": [" + job("1", "x") + ", {\"id\": -}], " + kProfiles + "}");
+  EXPECT_NE(msg.find("is not valid JSON"), std::string::npos) << msg;
+  msg = both(R"({"profiles": {"d": {"delay": 1}}, "jobs": [{"id": "1", "res": 1 : 2}]})");
+  EXPECT_NE(msg.find("is not valid JSON"), std::string::npos) << msg;
+}

@@ -44,6 +44,24 @@ TEST(SlurmConf, RefusesWhatCannotWorkNamingTheLine) {
   EXPECT_TRUE(parse_extra("AuthType=auth/none\nSchedulerParameters=bf_interval=30,bf_resolution=60\n", "x.conf"));
 }
 
+// Found by fuzz_slurm_extra: Slurm reads every Key=Value pair of a line and splits at a carriage
+// return too, so a key vtime-slurm decides could hide after the first pair.
+TEST(SlurmConf, EveryPairOfALineIsChecked) {
+  auto second = parse_extra("SchedulerType=sched/backfill SlurmctldPort=1234\n", "x.conf");
+  ASSERT_FALSE(second);
+  EXPECT_NE(second.error().find("x.conf:1: SlurmctldPort cannot be set (on the line of SchedulerType)"), std::string::npos)
+      << second.error();
+  auto params = parse_extra("SchedulerParameters=bf_interval=30 SlurmdLogFile=/tmp/x\n", "x.conf");
+  ASSERT_FALSE(params);
+  EXPECT_NE(params.error().find("SlurmdLogFile cannot be set"), std::string::npos) << params.error();
+  EXPECT_FALSE(parse_extra("SchedulerType=sched/backfill AuthType=auth/munge\n", "x.conf"));
+  auto cr = parse_extra("SchedulerType=sched/backfill\rSlurmctldPort=1\n", "x.conf");
+  ASSERT_FALSE(cr);
+  EXPECT_NE(cr.error().find("x.conf:1: a control character (0x0d) inside the line"), std::string::npos) << cr.error();
+  // A partition's pairs are its own; a line ending in CR LF is fine.
+  EXPECT_TRUE(parse_extra("PartitionName=big Nodes=ALL Default=YES State=UP\r\nSchedulerType=sched/builtin\r\n", "x.conf"));
+}
+
 TEST(SlurmConf, NodeNamesMapBackToResources) {
   EXPECT_EQ(node_name(12), "n12");
   EXPECT_EQ(resource_of_node("n12"), 12);

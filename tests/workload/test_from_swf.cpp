@@ -38,6 +38,8 @@ TEST(FromSwf, DurationsAndStatuses) {
   EXPECT_EQ(*parse_duration("2d"), 172800);
   EXPECT_FALSE(parse_duration("3 weeks"));
   EXPECT_FALSE(parse_duration("h"));
+  EXPECT_FALSE(parse_duration("-13"));     // found by fuzz_values
+  EXPECT_FALSE(parse_duration("1e308d"));
   EXPECT_EQ(*parse_statuses("completed,cancelled"), (std::set<int>{1, 5}));
   EXPECT_EQ(*parse_statuses("partial,-1"), (std::set<int>{2, 3, 4, -1}));
   EXPECT_FALSE(parse_statuses("done"));
@@ -113,6 +115,23 @@ TEST(FromSwf, BadOptionsAreErrors) {
   ConvertOptions dup;
   t.jobs.push_back(job(1, 5, 0, 10, 1));
   EXPECT_FALSE(convert(t, dup));
+}
+
+// Found by fuzz_swf: a conversion must give a workload the simulator reads back.
+TEST(FromSwf, TimesAndSizesTheSimulatorCannotHoldAreErrors) {
+  SwfTrace t;
+  t.jobs = {job(1, 0, 0, 10, 1)};
+  t.jobs[0].req_time = 9.1e13;
+  auto wall = convert(t, ConvertOptions{});
+  ASSERT_FALSE(wall);
+  EXPECT_NE(wall.error().find("job 1: its walltime (91000000000000 s) is beyond the simulator's time range"),
+            std::string::npos) << wall.error();
+  t.jobs = {job(2, 0, 0, 10, 2'000'000'000)};
+  ConvertOptions keep;
+  keep.too_big = TooBig::kKeep;
+  auto big = convert(t, keep);
+  ASSERT_FALSE(big);
+  EXPECT_NE(big.error().find("job 2 asks for 2000000000 hosts"), std::string::npos) << big.error();
 }
 
 }  // namespace

@@ -49,6 +49,11 @@ TEST(Swf, MalformedLinesNameLineAndField) {
   auto extra = parse(std::string(kLine) + " 9\n");
   ASSERT_FALSE(extra);
   EXPECT_NE(extra.error().find("more than 18"), std::string::npos);
+  // Found by fuzz_swf: whole fields beyond what an integer holds exactly (their cast was undefined).
+  auto huge = parse("1 10 5 100 1e51 -1 -1 4 200 -1 1 7 1 1 1 1 -1 -1\n");
+  ASSERT_FALSE(huge);
+  EXPECT_NE(huge.error().find("field 5 (allocated processors) '1e51' is too large"), std::string::npos) << huge.error();
+  EXPECT_FALSE(parse("1 10 5 100 4 -1 -1 4 200 -1 4294967297 7 1 1 1 1 -1 -1\n"));
 }
 
 TEST(Swf, SkipBadCountsAndKeepsTheRest) {

@@ -63,6 +63,9 @@ Result<double> parse_duration(const std::string& text) {
   std::string unit = end;
   double scale = unit.empty() || unit == "s" ? 1 : unit == "min" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400 : -1;
   if (scale < 0) return Error{"'" + text + "': unknown unit '" + unit + "' (s, min, h, d)"};
+  // Every use (window bounds and length, run-time bounds) is a length of time (found by fuzz_values).
+  if (v < 0) return Error{"'" + text + "' is negative: a duration is 0 or more"};
+  if (!std::isfinite(v * scale)) return Error{"'" + text + "' is too large"};
   return v * scale;
 }
 
@@ -195,6 +198,18 @@ Result<Conversion> convert(const SwfTrace& trace, const ConvertOptions& o) {
       case Walltime::kFactor: walltime = run * o.walltime_factor; break;
       case Walltime::kNone: break;
     }
+    // The workload must read back into the simulator: times within its int64 nanoseconds
+    // (about 292 years), sizes within its limit (found by fuzz_swf).
+    constexpr double kMaxSeconds = 9.2e9;
+    for (auto [what, v] : {std::pair<const char*, double>{"submit time", j.submit - c.shift}, {"run time", run},
+                           {"walltime", walltime.value_or(0)}}) {
+      if (!(std::fabs(v) < kMaxSeconds))
+        return Error{"job " + std::to_string(j.number) + ": its " + what + " (" + json_number(v) +
+                     " s) is beyond the simulator's time range (about 292 years)"};
+    }
+    if (res > 1'000'000'000)
+      return Error{"job " + std::to_string(j.number) + " asks for " + std::to_string(res) +
+                   " hosts, more than the simulator takes (1,000,000,000)"};
     auto& name = profiles[run];
     if (name.empty()) name = "delay" + number_text(run);
     jobs += first ? "\n  {\n" : ",\n  {\n";

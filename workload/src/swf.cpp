@@ -62,6 +62,10 @@ std::string parse_job(const char* p, SwfJob& j) {
       return "field " + std::to_string(n + 1) + " (" + kNames[n] + ") '" + text + "' is not a number";
     if (kWhole[n] && x != std::floor(x))
       return "field " + std::to_string(n + 1) + " (" + kNames[n] + ") '" + text + "' is not a whole number";
+    // Whole fields are kept as integers: beyond 2^53 a double is no longer exact, and a cast of
+    // one beyond int64 (or int, for the status) is undefined (found by fuzz_swf).
+    if (kWhole[n] && std::fabs(x) > (n == 10 ? 2147483647.0 : 9007199254740992.0))
+      return "field " + std::to_string(n + 1) + " (" + kNames[n] + ") '" + text + "' is too large";
     if (x < 0 && x != -1)
       return "field " + std::to_string(n + 1) + " (" + kNames[n] + ") is negative (" + text + "; -1 means unknown)";
     v[n++] = x;

@@ -46,7 +46,11 @@ Result<ResourceSet> ResourceSet::parse(std::string_view text) {
     }
     if (ids.size() + static_cast<size_t>(hi - lo) + 1 > kMaxIds)
       return Error{"allocation has more than 10000000 resources"};
-    for (int i = lo; i <= hi; ++i) ids.push_back(i);
+    // Not `i <= hi`: with hi = INT_MAX the increment would overflow (found by fuzz_protocol).
+    for (int i = lo;; ++i) {
+      ids.push_back(i);
+      if (i == hi) break;
+    }
   }
   return from_ids(std::move(ids));
 }
