@@ -141,4 +141,8 @@ TEST(JobSource, AgreesWithTheWholeFileReaderOnOrderAndIndex) {
   EXPECT_NE(msg.find("is not valid JSON"), std::string::npos) << msg;
   msg = both(R"({"profiles": {"d": {"delay": 1}}, "jobs": [{"id": "1", "res": 1 : 2}]})");
   EXPECT_NE(msg.find("is not valid JSON"), std::string::npos) << msg;
+  // A syntax error in a job, then a number beyond a double in a member (which the streaming reader
+  // reads first): the syntax error, as a whole parse says.
+  msg = both("{\"jobs\": [{\"id\": \"1\xff\"}], \"x\": 1e3083, " + kProfiles + "}");
+  EXPECT_NE(msg.find("is not valid JSON"), std::string::npos) << msg;
 }

@@ -132,6 +132,13 @@ TEST(FromSwf, TimesAndSizesTheSimulatorCannotHoldAreErrors) {
   auto big = convert(t, keep);
   ASSERT_FALSE(big);
   EXPECT_NE(big.error().find("job 2 asks for 2000000000 hosts"), std::string::npos) << big.error();
+  // A job that ran 0 s gets no walltime (Batsim takes -1 or > 0).
+  t.jobs = {job(3, 0, 0, 0, 1)};
+  ConvertOptions runtime;
+  runtime.walltime = Walltime::kRuntime;
+  auto zero = convert(t, runtime);
+  ASSERT_TRUE(zero) << zero.error();
+  EXPECT_EQ(zero->json.find("walltime"), std::string::npos) << zero->json;
 }
 
 }  // namespace
