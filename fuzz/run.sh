@@ -58,14 +58,17 @@ run_one() {
   local t="$1" exe="$B/fuzz/fuzz_$1"
   [ -x "$exe" ] || { echo "$t: not built" > "$B/logs/$t.summary"; return; }
   mkdir -p "$B/work/$t" "$B/findings/$t"
-  # -rss_limit_mb: an input that makes a parser hold gigabytes is a finding, not a slow run.
-  "$exe" $(dict_of "$t") -max_total_time="$TIME" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-    -print_final_stats=1 -artifact_prefix="$B/findings/$t/" "$B/work/$t" "$ROOT/fuzz/corpus/$t" \
-    > "$B/logs/$t.log" 2>&1
+  # Fork mode keeps fuzzing past a finding (each is saved), so one run reports all it found.
+  # -rss_limit_mb: an input that makes a parser hold gigabytes is a finding, not a slow run;
+  # -timeout: so is one that takes seconds.
+  "$exe" $(dict_of "$t") -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+    -max_total_time="$TIME" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+    -artifact_prefix="$B/findings/$t/" "$B/work/$t" "$ROOT/fuzz/corpus/$t" > "$B/logs/$t.log" 2>&1
   local rc=$?
-  local execs cov corpus
-  execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$B/logs/$t.log" | awk '{print $2}')
-  cov=$(grep -o 'cov: [0-9]*' "$B/logs/$t.log" | tail -1 | awk '{print $2}')
+  local execs cov corpus last
+  last=$(grep -a '^#[0-9]*: cov:' "$B/logs/$t.log" | tail -1)
+  execs=$(echo "$last" | sed -n 's/^#\([0-9]*\):.*/\1/p')
+  cov=$(echo "$last" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
   corpus=$(ls "$B/work/$t" | wc -l)
   local found
   found=$(ls "$B/findings/$t" | wc -l)
