@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   int status = 0;
   waitpid(child, &status, 0);
+  unlink(endpoint.c_str() + 6);  // the ipc socket file the child bound (ZeroMQ leaves it behind)
   std::printf("us_per_round_trip %.2f\n", s * 1e6 / static_cast<double>(n - 1));
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }

@@ -192,9 +192,13 @@ int run_action(const RunOptions& o) {
     // The simulator writes its outputs and ends once SIMULATION_ENDS is answered; after a
     // failure it is told the conversation is over and writes what happened so far.
     int sim_code = embedded->finish();
-    if (code == broker::kExitOk && sim_code != 0) {
+    if (sim_code != 0 && code == broker::kExitOk) {
+      // Its outputs could not be written (a full disk): the simulator failed, exit 7; its own
+      // status (vtime sim's 2) would read as a usage error here.
       fprintf(stderr, "vtime run: the simulator failed: %s\n", embedded->error().c_str());
-      code = sim_code;
+      code = broker::kExitBatsimError;
+    } else if (sim_code != 0 && !embedded->error().empty()) {
+      fprintf(stderr, "vtime run: the simulator also failed: %s\n", embedded->error().c_str());
     }
   } else {
     pid_t batsim = start_batsim(o, b.batsim_endpoint);

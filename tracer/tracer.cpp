@@ -6,6 +6,7 @@
 
 #include "../libvtime/src/context.h"
 #include "../libvtime/src/futex.h"
+#include "../libvtime/src/proc_reader.h"
 #include "../libvtime/src/slots.h"
 #include "../libvtime/src/trace_request.h"
 
@@ -60,6 +61,11 @@ Tracer::Thread& Tracer::thread(pid_t tid) {
 void Tracer::resume(pid_t tid, int sig) { ptrace(PTRACE_CONT, tid, nullptr, reinterpret_cast<void*>(static_cast<long>(sig))); }
 
 int Tracer::run() {
+  // Asked to stop, or told (PR_SET_PDEATHSIG) that vtime died: then the tree goes too.
+  auto stop = [&] {
+    if (getppid() != seg_.header.owner_pid) end_orphaned_tree();
+    return 0;
+  };
   sigset_t set;
   sigemptyset(&set);
   for (int s : {SIGCHLD, SIGUSR2, SIGTERM, SIGINT, SIGHUP}) sigaddset(&set, s);
@@ -77,7 +83,10 @@ int Tracer::run() {
       any = true;
     }
     interrupt_due();
-    if (getppid() != h.owner_pid) return 0;  // the owner is gone (PR_SET_PDEATHSIG kills us too)
+    if (getppid() != h.owner_pid) {  // the owner is gone (its death also sends us SIGTERM)
+      end_orphaned_tree();
+      return 0;
+    }
     // A stop or a deadline usually follows the last one within microseconds (the thread we just
     // resumed blocks again, the controller advances to its deadline): look again for a while,
     // giving the cpu to whoever wants it, before sleeping. Being woken from the halt an idle vcpu
@@ -87,13 +96,13 @@ int Tracer::run() {
       siginfo_t info;
       timespec zero{0, 0};
       int sig = sigtimedwait(&set, &info, &zero);
-      if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) return 0;
+      if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) return stop();
       if (sig < 0) sched_yield();
       continue;
     }
     siginfo_t info;
     int sig = sigwaitinfo(&set, &info);
-    if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) return 0;
+    if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) return stop();
     spin_until_ns_ = real_monotonic_ns() + kSpinNs;
   }
 }
@@ -113,6 +122,30 @@ void Tracer::serve_requests() {
       r.state.store(4, std::memory_order_release);
     }
     detail::futex_wake(&r.state);
+  }
+}
+
+// vtime died (killed, or crashed): nothing will advance the clock again, and no one reaps or
+// ends the tree. Processes waiting in virtual time notice at their next heartbeat (within a
+// second) and exit, but one blocked in a call vtime does not control (pause(), a read on a
+// socket) would live on forever: end every registered process now. Traced ones also die as
+// this process exits (PTRACE_O_EXITKILL). A slot is trusted only while its process is the
+// one that registered (same start time), so a recycled pid is never hit.
+void Tracer::end_orphaned_tree() {
+  int killed = 0;
+  for (auto& p : seg_.processes) {
+    if (p.state.load(std::memory_order_acquire) != 1) continue;
+    pid_t pid = p.pid.load(std::memory_order_relaxed);
+    uint64_t started = 0;
+    char st = detail::ProcReader::process_state(pid, &started);
+    if (pid <= 1 || st == 0 || st == 'Z' || st == 'X') continue;
+    uint64_t want = p.start_time.load(std::memory_order_relaxed);
+    if (want != 0 && started != want) continue;
+    if (kill(pid, SIGKILL) == 0) ++killed;
+  }
+  if (killed) {
+    fprintf(stderr, "vtime-tracer: vtime (pid %d) is gone: ended the %d process%s of its tree still running\n",
+            static_cast<int>(seg_.header.owner_pid), killed, killed == 1 ? "" : "es");
   }
 }
 

@@ -60,6 +60,8 @@ class Tracer {
   void on_syscall_stop(pid_t tid);
   void interrupt_due();
   void forget(pid_t tid);
+  // vtime is gone: kills every process of the tree (see tracer.cpp).
+  void end_orphaned_tree();
   // The thread's wait is over (its slot back to Claimed).
   void end_wait(Thread& t);
   Thread& thread(pid_t tid);

@@ -153,8 +153,10 @@ class Conversation {
                                            opts_.scheduler_endpoint);
       }
       if (Clock::now() > give_up) {
+        std::string stopped = busy_or_stopped();
         throw Stop(kExitSchedulerStuck, "the scheduler did not bind " + opts_.scheduler_endpoint + " within " +
-                                            std::to_string(opts_.crash_timeout.ns() / 1000000) + " ms");
+                                            std::to_string(opts_.crash_timeout.ns() / 1000000) + " ms" +
+                                            (stopped.rfind("stopped", 0) == 0 ? " (it is " + stopped + ")" : ""));
       }
       // A scheduler that waits on virtual time before it binds (a sleep, a busy-wait paying its
       // CPU-time cost) waits on us: drive its clock. Only once binding is late: a scheduler that
@@ -308,9 +310,9 @@ class Conversation {
                                            protocol::format_seconds(now));
       }
       if (Clock::now() > crash_at) {
-        throw Stop(kExitSchedulerHung, "the scheduler has been busy for " +
+        throw Stop(kExitSchedulerHung, "the scheduler has been " + busy_or_stopped() + " for " +
                                            std::to_string(opts_.crash_timeout.ns() / 1000000) +
-                                           " ms of real time without replying (busy loop?) to the message at " +
+                                           " ms of real time without replying to the message at " +
                                            protocol::format_seconds(now));
       }
       // Idle without a reply: the scheduler waits on its own timer before answering (decision
@@ -390,8 +392,20 @@ class Conversation {
     unsigned looks = 0;
     ctl_->wait_idle([&] { return (++looks % 16 == 0 && child_exited()) || Clock::now() > crash_at; });
     if (child_exited()) throw Stop(kExitSchedulerDied, "the scheduler " + child_status_text());
-    if (Clock::now() > crash_at) throw Stop(kExitSchedulerHung, "the scheduler stayed busy for the whole crash timeout");
+    if (Clock::now() > crash_at) throw Stop(kExitSchedulerHung, "the scheduler stayed " + busy_or_stopped() + " for the whole crash timeout");
     if (opts_.recorder) opts_.recorder->observe(session_.now().ns());
+  }
+
+  // Why a scheduler that never became idle did not answer: a stopped process (SIGSTOP, a
+  // debugger: the kernel count sees it neither running nor waiting) or computation.
+  std::string busy_or_stopped() {
+    for (auto& t : ctl_->describe()) {
+      if (t.state == 'T') {
+        return "stopped (process " + std::to_string(t.pid) + ", " + t.comm +
+               ", is in state T: SIGSTOP or a debugger; SIGCONT resumes it)";
+      }
+    }
+    return "busy (a busy loop?)";
   }
 
   // "blocked forever", or, when a thread waits with a real timeout vtime does not control, what

@@ -48,7 +48,8 @@ void start_tracer(const Session& session, const std::string& shim_path, std::str
     return;
   }
   if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // SIGTERM, not SIGKILL: when vtime dies the tracer ends the tree before it exits.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != parent) _exit(125);
     execve(args[0], args, envp.data());
     _exit(126);

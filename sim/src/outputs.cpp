@@ -1,6 +1,8 @@
 #include "vtime/sim/outputs.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 namespace vtime::sim {
 
@@ -63,13 +65,13 @@ std::string schedule_csv(const ScheduleStats& s) {
 
 Result<std::unique_ptr<Outputs>> Outputs::open(const std::string& prefix) {
   std::unique_ptr<Outputs> o(new Outputs());
-  std::string jobs_path = prefix + "_jobs.csv";
+  o->jobs_path_ = prefix + "_jobs.csv";
   o->schedule_path_ = prefix + "_schedule.csv";
-  o->jobs_ = std::fopen(jobs_path.c_str(), "w");
-  if (o->jobs_ == nullptr) return Error{"cannot create output file '" + jobs_path + "'"};
-  std::string h = jobs_csv_header();
-  std::fwrite(h.data(), 1, h.size(), o->jobs_);
-  std::fflush(o->jobs_);
+  o->jobs_ = std::fopen(o->jobs_path_.c_str(), "w");
+  if (o->jobs_ == nullptr)
+    return Error{"cannot create output file '" + o->jobs_path_ + "': " + std::strerror(errno)};
+  o->append(jobs_csv_header());
+  if (!o->error_.empty()) return Error{o->error_};
   return o;
 }
 
@@ -77,18 +79,25 @@ Outputs::~Outputs() {
   if (jobs_ != nullptr) std::fclose(jobs_);
 }
 
-void Outputs::job_done(const JobRow& row) {
-  std::string line = jobs_csv_row(row);
-  std::fwrite(line.data(), 1, line.size(), jobs_);
-  std::fflush(jobs_);  // a run cut short keeps every row written so far
+void Outputs::append(const std::string& line) {
+  // One write per row: a run cut short keeps every row written so far.
+  bool ok = std::fwrite(line.data(), 1, line.size(), jobs_) == line.size();
+  ok = std::fflush(jobs_) == 0 && ok;
+  if (!ok && error_.empty()) error_ = "cannot write '" + jobs_path_ + "': " + std::strerror(errno);
 }
+
+void Outputs::job_done(const JobRow& row) { append(jobs_csv_row(row)); }
 
 bool Outputs::write_schedule(const ScheduleStats& s) {
   std::FILE* f = std::fopen(schedule_path_.c_str(), "w");
-  if (f == nullptr) return false;
-  std::string text = schedule_csv(s);
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  return std::fclose(f) == 0 && ok;
+  bool ok = f != nullptr;
+  if (ok) {
+    std::string text = schedule_csv(s);
+    ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    ok = std::fclose(f) == 0 && ok;
+  }
+  if (!ok && error_.empty()) error_ = "cannot write '" + schedule_path_ + "': " + std::strerror(errno);
+  return ok && error_.empty();
 }
 
 }  // namespace vtime::sim

@@ -468,7 +468,7 @@ RunReport Simulation::finish() {
   s.simulation_seconds = std::chrono::duration_cast<fsec>(std::chrono::steady_clock::now() - started_).count();
   if (!outputs_.write_schedule(s) && report_.outcome == Outcome::completed) {
     report_.outcome = Outcome::output_failed;
-    report_.error = "cannot write '" + outputs_.schedule_path() + "'";
+    report_.error = outputs_.error();
   }
   report_.end_time = clock_;
   return report_;

@@ -61,14 +61,19 @@ class Outputs {
   Outputs& operator=(const Outputs&) = delete;
 
   void job_done(const JobRow& row);
-  // false when the file cannot be written.
+  // false when the file cannot be written, or a row of PREFIX_jobs.csv could not be (disk full).
   bool write_schedule(const ScheduleStats& s);
   const std::string& schedule_path() const { return schedule_path_; }
+  // The first write that failed, with the file and the reason; "" while all went well.
+  const std::string& error() const { return error_; }
 
  private:
   Outputs() = default;
+  void append(const std::string& line);
   std::FILE* jobs_ = nullptr;
+  std::string jobs_path_;
   std::string schedule_path_;
+  std::string error_;
 };
 
 // Row and header text, exposed for tests.
