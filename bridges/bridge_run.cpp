@@ -22,6 +22,9 @@ std::string prepare_run_dir(const std::string& dir, const std::string& marker, c
   }
   fs::create_directories(d, ec);
   if (ec) throw BridgeFailure(usage_code, "cannot create " + d.string() + ": " + ec.message());
+  // The daemons' state, logs and keys (Kubernetes' signing key) are the user's alone.
+  fs::permissions(d, fs::perms::owner_all, fs::perm_options::replace, ec);
+  if (ec) throw BridgeFailure(usage_code, "cannot make " + d.string() + " private: " + ec.message());
   return d.string();
 }
 

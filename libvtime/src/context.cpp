@@ -5,6 +5,7 @@
 #include "libc.h"
 #include "proc_stat.h"
 #include "process.h"
+#include "slots.h"
 #include "waits.h"
 
 #include <fcntl.h>
@@ -32,18 +33,23 @@ namespace {
 
 std::atomic<int> g_state{0};  // 0 not tried, 1 attaching, 2 done (g_context may still be null)
 
-uint64_t read_start_time(pid_t pid) {
+// /proc/PID/stat's state letter and start time; false when the process does not exist.
+bool read_proc_stat(pid_t pid, char* state, uint64_t* start) {
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
   int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
+  if (fd < 0) return false;
   char buf[1024];
   ssize_t n = libc().read(fd, buf, sizeof buf - 1);
   ::close(fd);
-  if (n <= 0) return 0;
+  if (n <= 0) return false;
   buf[n] = 0;
+  return parse_proc_stat(buf, state, nullptr, start);
+}
+
+uint64_t read_start_time(pid_t pid) {
   uint64_t start = 0;
-  return parse_proc_stat(buf, nullptr, nullptr, &start) ? start : 0;
+  return read_proc_stat(pid, nullptr, &start) ? start : 0;
 }
 
 // `lineage` 0: not known by the caller (see abi::ProcessSlot::lineage).
@@ -81,6 +87,24 @@ uint32_t claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint64_t
   _exit(kExitAttachFailed);
 }
 
+// A program starts with one thread and no wait of its own: a waiter slot that names its pid is
+// the previous image's (an exec ended its threads) or a dead process's whose pid it reuses. The
+// controller frees the slots of threads that are gone, but not this one when a thread other than
+// the main one executed the program: the main thread's id is the pid, which the executing thread
+// took over, so its slot would keep a deadline or a wake-up no one takes for ever
+// (tests/programs/thread_exec.c). Its agent, which ran the old image's timers, is gone too.
+void free_waits_of_old_image(abi::Segment& seg, pid_t pid) {
+  bool freed = false;
+  for (uint32_t i = 0, n = waiter_limit(seg); i < n; ++i) {
+    auto& w = seg.waiters[i];
+    if (w.state.load(std::memory_order_acquire) != abi::kFree && w.pid.load(std::memory_order_relaxed) == pid) {
+      free_slot(w);
+      freed = true;
+    }
+  }
+  if (freed) notify_activity(seg);
+}
+
 void do_attach() {
   const char* spec = getenv(kSessionEnv);
   if (!spec) return;
@@ -92,7 +116,11 @@ void do_attach() {
     // first leaves it 0 for the parent to fill in. Children of glibc-internal clones (system(),
     // popen()) are never announced and keep 0: the recorder names them by pid.
     uint32_t idx = claim_process_slot(*seg, pid, getppid(), read_start_time(pid), 0);
+    free_waits_of_old_image(*seg, pid);
     auto* c = new ProcessContext{std::move(s), seg, idx, pid};
+    // Registered only now: if vtime died meanwhile, its tracer's last look at the process table
+    // (Tracer::end_orphaned_tree) may have come before, and no one would ever end this process.
+    if (!owner_alive(*c)) die_owner_gone(*c);
     c->cpu_model = seg->header.cpu_model.load(std::memory_order_relaxed);
     c->cpu_cost_ns = seg->header.cpu_cost_ns.load(std::memory_order_relaxed);
     c->cpu_quantum_ns = seg->header.cpu_quantum_ns.load(std::memory_order_relaxed);
@@ -170,7 +198,11 @@ void notify_activity(abi::Segment& seg) {
 
 bool owner_alive(ProcessContext& c) {
   pid_t owner = c.seg->header.owner_pid;
-  return ::kill(owner, 0) == 0 || errno != ESRCH;
+  if (::kill(owner, 0) != 0 && errno == ESRCH) return false;
+  // A dead owner stays a zombie until its parent reaps it, which may wait for our output to end
+  // (a pipe we hold): a zombie is gone too (found by tests/reliability/faults.py).
+  char state = 0;
+  return !read_proc_stat(owner, &state, nullptr) || (state != 'Z' && state != 'X');
 }
 
 int wait_word(ProcessContext& c, std::atomic<uint32_t>* word, uint32_t expected) {

@@ -924,7 +924,9 @@ IdleResult Controller::wait_idle(const std::function<bool()>& interrupted) {
         return IdleResult::kIdle;
       }
       if (!m.watch) break;  // the look gave the kernel count up
-      ++busy_rounds;
+      // Rounds count consecutive looks that saw no thread run: a thread that ran starts a new
+      // stretch (the back-off below must not carry over from an earlier one: reliability issue).
+      busy_rounds = busy_active ? 0 : busy_rounds + 1;
       long cap = m.on_busy();
       if (unconsumed >= 16) {
         m.pause_us(std::min<long>(cap, 2L * unconsumed));  // as below: let the woken run first
@@ -989,6 +991,7 @@ IdleResult Controller::wait_idle(const std::function<bool()>& interrupted) {
       m.end_busy();
       return IdleResult::kIdle;
     }
+    busy_rounds = 0;  // a quiet scan ends a busy stretch: the next one backs off from the start
     prev = std::move(snap);
     prev_activity = a2;
     have_prev = true;

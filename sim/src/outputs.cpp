@@ -24,8 +24,25 @@ std::string jobs_csv_header() {
          "waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata\n";
 }
 
+namespace {
+
+// A text field as RFC 4180 wants it: quoted (inner quotes doubled) only when it holds a comma
+// or a quote, so that every id Batsim writes plainly is written the same way.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
 std::string jobs_csv_row(const JobRow& r) {
-  std::string s = r.name + "," + r.workload + "," + r.profile + "," + format_seconds_6(r.submission) + "," +
+  std::string s = csv_field(r.name) + "," + csv_field(r.workload) + "," + csv_field(r.profile) + "," +
+                  format_seconds_6(r.submission) + "," +
                   std::to_string(r.requested_resources) + "," +
                   (r.walltime ? format_seconds_6(*r.walltime) : std::string("-1.000000")) + ",";
   if (!r.run) return s + "0,REJECTED,,,,,,,,,\"\"\n";

@@ -1,5 +1,7 @@
 // Reads a Batsim JSON workload. This is input-file parsing, not protocol work: the parts the
 // scheduler will see are handed to the protocol module as canonical JSON text.
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -75,6 +77,16 @@ WorkloadJob read_job(Json job, size_t i, const std::string& path, const Workload
   else if (job["id"].is_number_unsigned()) j.name = std::to_string(job["id"].get<uint64_t>());
   else throw WorkloadFailure(where + ": field 'id' must be a string or a non-negative integer (got " + kind(job["id"]) + ")");
   if (j.name.find('!') != std::string::npos) throw WorkloadFailure(where + ": job id '" + j.name + "' must not contain '!'");
+  // Ids go into line-based outputs (_jobs.csv, logs, Slurm's job records): a line break or any
+  // other control character would forge or break a line there.
+  if (auto c = std::find_if(j.name.begin(), j.name.end(),
+                            [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; });
+      c != j.name.end()) {
+    char code[8];
+    snprintf(code, sizeof code, "0x%02x", static_cast<unsigned char>(*c));
+    throw WorkloadFailure(where + ": job id " + Json(j.name).dump() + " contains a control character (" + code +
+                          "): ids go into line-based outputs");
+  }
   where += " (id '" + j.name + "')";
   j.id = info.name + "!" + j.name;
 

@@ -8,9 +8,10 @@
  * Timing rules the checks encode:
  *  - virtual time: the clock is frozen while threads compute and jumps to the next deadline, so
  *    every deadline is hit EXACTLY (a 3 s sleep advances CLOCK_MONOTONIC by 3,000,000,000 ns);
- *  - native time: a wait may end late (scheduling, load) but never early, so elapsed times are
- *    accepted in [expected, expected + VT_NATIVE_LATE_NS] and remaining times in
- *    [expected - VT_NATIVE_LATE_NS, expected].
+ *  - native time: a wait may end late, by any amount on a loaded machine, but never early, so
+ *    the checks are one-sided: an elapsed time is at least the expected one, a remaining time is
+ *    between 0 and the timer's whole duration. No upper bound on real time: that would be a
+ *    timing assertion, which fails under load (timing targets live in bench/).
  * Durations are written in "units": vt_unit(native) is one hour under virtual time (proving that
  * virtual time does not wait) and the given short duration natively (keeping the suite fast).
  *
@@ -40,9 +41,6 @@
 #define VT_NS_PER_MS INT64_C(1000000)
 #define VT_NS_PER_US INT64_C(1000)
 
-/* How late a native wait may end (2 cores shared with concurrent builds). Never early. */
-#define VT_NATIVE_LATE_NS (600 * VT_NS_PER_MS) /* CI shares 2 cores with other tests */
-#define VT_NATIVE_EARLY_NS (20 * VT_NS_PER_MS) /* a remaining time counted from before its wait began */
 /* One duration unit under virtual time: an hour, which would never finish if time were real. */
 #define VT_VIRTUAL_UNIT_NS (3600 * VT_NS_PER_SEC)
 
@@ -103,42 +101,39 @@ static inline int vt_require_zero(int r, const char* expr, const char* file, int
 
 static inline void vt_check_elapsed(int64_t actual, int64_t expected, const char* expr,
                                     const char* file, int line) {
-  const int ok = vt_virtual()
-                     ? actual == expected
-                     : actual >= expected && actual <= expected + VT_NATIVE_LATE_NS;
+  const int ok = vt_virtual() ? actual == expected : actual >= expected;
   if (!ok) {
     char msg[512];
     snprintf(msg, sizeof msg, "%s: elapsed %lld ns, expected %lld ns %s", expr,
              (long long)actual, (long long)expected,
-             vt_virtual() ? "exactly (virtual)" : "(native: -0/+600 ms)");
+             vt_virtual() ? "exactly (virtual)" : "at least (native: never early)");
     vt_fail(file, line, msg);
   }
 }
 
-static inline void vt_check_remaining(int64_t actual, int64_t expected, const char* expr,
+static inline void vt_check_remaining(int64_t actual, int64_t expected, int64_t total, const char* expr,
                                       const char* file, int line) {
-  const int ok = vt_virtual()
-                     ? actual == expected
-                     : actual <= expected + VT_NATIVE_EARLY_NS && actual >= expected - VT_NATIVE_LATE_NS;
+  const int ok = vt_virtual() ? actual == expected : actual >= 0 && actual <= total;
   if (!ok) {
     char msg[512];
-    snprintf(msg, sizeof msg, "%s: remaining %lld ns, expected %lld ns %s", expr,
+    snprintf(msg, sizeof msg, "%s: remaining %lld ns, expected %lld ns %s %lld ns", expr,
              (long long)actual, (long long)expected,
-             vt_virtual() ? "exactly (virtual)" : "(native: -600/+20 ms)");
+             vt_virtual() ? "exactly (virtual); whole duration" : "(native: between 0 and the whole duration)",
+             (long long)total);
     vt_fail(file, line, msg);
   }
 }
 
 /* CHECK_ELAPSED(actual, expected): a wait that lasted `actual` ns was meant to last `expected`.
- * Virtual: exact. Native: late by at most VT_NATIVE_LATE_NS, never early. */
+ * Virtual: exact. Native: never early (late by any amount: load). */
 #define CHECK_ELAPSED(actual, expected) \
   vt_check_elapsed((actual), (expected), #actual, __FILE__, __LINE__)
-/* CHECK_REMAINING(actual, expected): a reported remaining time (rem of an interrupted sleep,
- * timer_gettime, getitimer...). Virtual: exact. Native: at most VT_NATIVE_LATE_NS less, and at
- * most VT_NATIVE_EARLY_NS more: `expected` counts from when the timer was armed, the wait began a
- * little later (a loaded machine: microseconds to milliseconds), so it has that much more left. */
-#define CHECK_REMAINING(actual, expected) \
-  vt_check_remaining((actual), (expected), #actual, __FILE__, __LINE__)
+/* CHECK_REMAINING(actual, expected, total): a reported remaining time (rem of an interrupted
+ * sleep, timer_gettime, getitimer...) of a wait or timer of `total` ns. Virtual: exactly
+ * `expected`. Native: between 0 and `total` (how much is left depends on how late each step ran:
+ * the arming, the wait's start, the signal). */
+#define CHECK_REMAINING(actual, expected, total) \
+  vt_check_remaining((actual), (expected), (total), #actual, __FILE__, __LINE__)
 
 static inline int64_t vt_ts_ns(struct timespec ts) {
   return (int64_t)ts.tv_sec * VT_NS_PER_SEC + ts.tv_nsec;

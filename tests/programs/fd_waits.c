@@ -153,7 +153,7 @@ static void run_ready(const char* name, wait_fn fn, const struct fixture* f, int
   if (fn == do_select && timeout_units != kInfinite) {
     /* Linux writes the unslept time back into select's timeval: at most the timeout less the
      * part of g_unit that fell inside the wait (exactly (timeout_units - 1) units virtually). */
-    CHECK_REMAINING(r.select_rem, (timeout_units - 1) * g_unit + (t_wait - t0));
+    CHECK_REMAINING(r.select_rem, (timeout_units - 1) * g_unit + (t_wait - t0), timeout_units * g_unit);
   }
   char c = 0;
   CHECK_EQ(SYS(read(f->rfd, &c, 1)), 1);

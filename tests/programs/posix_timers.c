@@ -93,11 +93,11 @@ static void gettime(void) {
   struct itimerspec cur;
   SYS(timer_gettime(id, &cur));
   printf("  timer_gettime after 3 of 10 units: %lld ns left\n", (long long)vt_ts_ns(cur.it_value));
-  CHECK_REMAINING(vt_ts_ns(cur.it_value), 7 * g_unit);
+  CHECK_REMAINING(vt_ts_ns(cur.it_value), 7 * g_unit, 10 * g_unit);
   CHECK_EQ(vt_ts_ns(cur.it_interval), 0);
   struct itimerspec old;
   arm(id, 0, 0, 0, &old);
-  CHECK_REMAINING(vt_ts_ns(old.it_value), 7 * g_unit);
+  CHECK_REMAINING(vt_ts_ns(old.it_value), 7 * g_unit, 10 * g_unit);
   SYS(timer_gettime(id, &cur));
   CHECK_EQ(vt_ts_ns(cur.it_value), 0);
   SYS(timer_delete(id));
@@ -148,7 +148,7 @@ static void overrun(void) {
   CHECK_EQ(r->value, kValue + 2);
   CHECK_EQ(r->overrun, overruns);
   if (vt_virtual()) CHECK_EQ(overruns, 2);
-  CHECK(overruns >= 2 && overruns <= 2 + VT_NATIVE_LATE_NS / g_unit + 1);
+  CHECK(overruns >= 2); /* natively more when the signal comes late */
 }
 
 /* SIGEV_THREAD */
@@ -209,7 +209,7 @@ static void absolute_realtime(void) {
   arm(id, TIMER_ABSTIME, deadline, 0, NULL);
   struct itimerspec cur;
   SYS(timer_gettime(id, &cur)); /* reported relative, even for an absolute timer */
-  CHECK_REMAINING(vt_ts_ns(cur.it_value), 2 * g_unit);
+  CHECK_REMAINING(vt_ts_ns(cur.it_value), 2 * g_unit, 2 * g_unit);
   wait_signals(before + 1);
   const int64_t real = vt_real();
   const int64_t elapsed = vt_mono() - t0;

@@ -110,6 +110,7 @@ class Runner:
         self.rng = random.Random(args.seed)
         self.is_root = os.geteuid() == 0
         self.trial = 0
+        self.scale = 1.0
 
     def command(self, prefix, sched, wrapped=False, extra=()):
         argv = self.schedulers[sched]
@@ -121,17 +122,33 @@ class Runner:
                 "--record", prefix + ".trace", *extra, "--"] + argv
 
     def start(self, cmd):
-        return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # stderr to a file, never a pipe: a process that outlived vtime would hold a pipe open,
+        # and reading it to its end would wait as long as that process lives.
+        self.err_path = os.path.join(self.tmp, f"stderr_{self.trial}")
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(self.err_path, "w"), text=True)
+        p.err_path = self.err_path
+        return p
+
+    @staticmethod
+    def finish(p, timeout=120):
+        """(exit status or None when it did not end in time, its stderr)."""
+        try:
+            p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            return None, open(p.err_path).read() + "\n(did not end within %d s: killed)" % timeout
+        return p.returncode, open(p.err_path).read()
 
     def ref(self, sched, wrapped=False):
         key = (sched, wrapped)
         if key not in self.reference:
             prefix = os.path.join(self.tmp, f"ref_{sched}_{int(wrapped)}")
             t0 = time.monotonic()
-            p = subprocess.run(self.command(prefix, sched, wrapped), capture_output=True, text=True)
+            rc, err = self.finish(self.start(self.command(prefix, sched, wrapped)))
             wall = time.monotonic() - t0
-            if p.returncode != 0:
-                sys.exit(f"faults.py: the reference run of {sched} failed ({p.returncode}): {p.stderr.strip()}")
+            if rc != 0:
+                sys.exit(f"faults.py: the reference run of {sched} failed ({rc}): {err.strip()}")
             with open(prefix + "_jobs.csv") as f:
                 self.reference[key] = (wall, f.read())
         return self.reference[key]
@@ -153,8 +170,10 @@ class Runner:
         return None, tree
 
     def inject_at(self, sched, wrapped=False):
+        # The reference's wall time bounds the instant; each retry (the run ended first: the
+        # machine got faster than when the reference ran) halves it.
         wall, _ = self.ref(sched, wrapped)
-        return self.rng.uniform(0.02, max(0.03, 0.9 * wall))
+        return self.rng.uniform(0.01, max(0.02, 0.9 * wall * self.scale))
 
     def trial_prefix(self, name):
         self.trial += 1
@@ -168,18 +187,26 @@ class Runner:
         shm = set(os.listdir("/dev/shm"))
         p = self.start(self.command(prefix, sched, wrapped=True))
         time.sleep(self.inject_at(sched, True))
-        tree, _ = descendants(p.pid)
+        tree, table = descendants(p.pid)
         if p.poll() is not None:
             return None
+        names = [table[pid][2] for pid in tree]
+        t0 = time.monotonic()
         os.kill(p.pid, signal.SIGKILL)
-        p.communicate()
-        clean = wait_gone(tree, 5.0)
+        _, err = self.finish(p)
+        gone = wait_gone(tree, 5.0)
+        clean = None if gone is None else time.monotonic() - t0
         left = leftovers(shm)
         verdict = self.validate(prefix + ".trace") or "no trace"
         damaged = verdict.startswith("damaged")
         ok = clean is not None and clean <= CLEAN_LIMIT_S and not left and not damaged
         lost = "the rest of the run (trace " + verdict + ")"
-        detail = "" if ok else f"tree gone after {clean}, shm left {left}, trace {verdict}"
+        alive_left = [f"{pid} {proc_table().get(pid, ('', '', '?'))[2]}" for pid in tree if alive(pid)]
+        detail = "" if ok else (f"tree {names} gone after {clean} (alive: {alive_left}), shm left {left}, trace {verdict}, "
+                                f"stderr {err.strip()[-300:]!r}")
+        for pid in tree:  # never leave a survivor behind, even when the trial failed
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
         return ok, clean, lost, detail
 
     def kill_scheduler(self, sched):
@@ -189,21 +216,21 @@ class Runner:
         time.sleep(self.inject_at(sched))
         victim, tree = self.scheduler_pid(p.pid)
         if victim is None or p.poll() is not None:
-            p.communicate()
+            self.finish(p)
             return None
         t0 = time.monotonic()
         os.kill(victim, signal.SIGKILL)
-        _, err = p.communicate()
+        rc, err = self.finish(p)
         exited = time.monotonic() - t0
         gone = wait_gone(tree, 5.0)
         clean = None if gone is None else exited + gone
         verdict = self.validate(prefix + ".trace") or "no trace"
         rows = sum(1 for _ in open(prefix + "_jobs.csv")) - 1 if os.path.exists(prefix + "_jobs.csv") else -1
         # The broker gives a reply already on its way 2 s to arrive before it reports the death.
-        ok = (p.returncode == 4 and clean is not None and clean <= CLEAN_LIMIT_S + REPLY_GRACE_S and not leftovers(shm) and
+        ok = (rc == 4 and clean is not None and clean <= CLEAN_LIMIT_S + REPLY_GRACE_S and not leftovers(shm) and
               verdict.startswith("ok") and "exit code 4" in verdict and rows >= 0 and
               os.path.exists(prefix + "_schedule.csv"))
-        detail = "" if ok else f"exit {p.returncode} ({err.strip()[-200:]}), clean {clean}, trace {verdict}, rows {rows}"
+        detail = "" if ok else f"exit {rc} ({err.strip()[-200:]}), clean {clean}, trace {verdict}, rows {rows}"
         return ok, clean, "nothing (outputs hold the jobs done, the trace is complete)", detail
 
     def kill_grandchild(self, sched):
@@ -215,16 +242,16 @@ class Runner:
         tree, table = descendants(p.pid)
         sleeper = [pid for pid in tree if table[pid][2] == "sleep"]
         if not sleeper or p.poll() is not None:
-            p.communicate()
+            self.finish(p)
             return None
         os.kill(sleeper[0], signal.SIGKILL)
         t0 = time.monotonic()
-        _, err = p.communicate()
+        rc, err = self.finish(p)
         gone = wait_gone(tree, 5.0)
         clean = None if gone is None else time.monotonic() - t0
         same = os.path.exists(prefix + "_jobs.csv") and open(prefix + "_jobs.csv").read() == reference
-        ok = p.returncode == 0 and same and gone is not None and not leftovers(shm)
-        detail = "" if ok else f"exit {p.returncode} ({err.strip()[-200:]}), same schedule {same}"
+        ok = rc == 0 and same and gone is not None and not leftovers(shm)
+        detail = "" if ok else f"exit {rc} ({err.strip()[-200:]}), same schedule {same}"
         return ok, clean, "nothing (the reference schedule)", detail
 
     def sigstop(self, sched):
@@ -234,21 +261,21 @@ class Runner:
         time.sleep(self.inject_at(sched))
         victim, tree = self.scheduler_pid(p.pid)
         if victim is None or p.poll() is not None:
-            p.communicate()
+            self.finish(p)
             return None
         t0 = time.monotonic()
         os.kill(victim, signal.SIGSTOP)
-        _, err = p.communicate()
+        rc, err = self.finish(p)
         exited = time.monotonic() - t0
         gone = wait_gone(tree, 5.0)
         clean = None if gone is None else exited + gone
         verdict = self.validate(prefix + ".trace") or "no trace"
-        if p.returncode == 0:
+        if rc == 0:
             return None  # it had replied to its last message before the stop took hold
         # Stopped before it bound its endpoint: "did not bind" (exit 6), also saying it is stopped.
-        ok = (p.returncode in (5, 6) and "stopped" in err and clean is not None and clean <= 1 + CLEAN_LIMIT_S and
+        ok = (rc in (5, 6) and "stopped" in err and clean is not None and clean <= 1 + CLEAN_LIMIT_S and
               not leftovers(shm) and verdict.startswith("ok"))
-        detail = "" if ok else f"exit {p.returncode} ({err.strip()[-200:]}), clean {clean}, trace {verdict}"
+        detail = "" if ok else f"exit {rc} ({err.strip()[-200:]}), clean {clean}, trace {verdict}"
         return ok, clean, "nothing (reported hung; outputs and trace complete)", detail
 
     def mount_tmpfs(self, size_kb, read_only=False):
@@ -264,16 +291,16 @@ class Runner:
             shm = set(os.listdir("/dev/shm"))
             p = self.start(self.command(prefix, sched))
             t0 = time.monotonic()
-            _, err = p.communicate()
+            rc, err = self.finish(p)
             clean = time.monotonic() - t0
             verdict = self.validate(prefix + ".trace") or "no trace"
             rows = sum(1 for _ in open(prefix + "_jobs.csv")) - 1 if os.path.exists(prefix + "_jobs.csv") else -1
             full = "No space left on device" in err
             # Exit 2: not even the trace's header or the outputs' first line fitted (nothing ran).
-            ok = ((p.returncode == 0 and not full) or (p.returncode in (2, 7) and full)) and \
+            ok = ((rc == 0 and not full) or (rc in (2, 7) and full)) and \
                 not verdict.startswith("damaged") and not leftovers(shm)
-            lost = f"{200 - max(rows, 0)} of 200 jobs.csv rows, trace {verdict}" if p.returncode else "nothing"
-            detail = "" if ok else f"exit {p.returncode} ({err.strip()[-200:]}), trace {verdict}"
+            lost = f"{200 - max(rows, 0)} of 200 jobs.csv rows, trace {verdict}" if rc else "nothing"
+            detail = "" if ok else f"exit {rc} ({err.strip()[-200:]}), trace {verdict}"
             return ok, clean, lost, detail
         finally:
             subprocess.run(["umount", d], check=False)
@@ -285,10 +312,10 @@ class Runner:
             before = proc_table()
             p = self.start(self.command(os.path.join(d, "out"), sched))
             t0 = time.monotonic()
-            _, err = p.communicate()
+            rc, err = self.finish(p)
             clean = time.monotonic() - t0
-            ok = p.returncode == 2 and "Read-only file system" in err and d in err and not leftovers(shm)
-            detail = "" if ok else f"exit {p.returncode} ({err.strip()[-200:]})"
+            ok = rc == 2 and "Read-only file system" in err and d in err and not leftovers(shm)
+            detail = "" if ok else f"exit {rc} ({err.strip()[-200:]})"
             return ok, clean, "nothing (refused before the run)", detail
         finally:
             subprocess.run(["umount", d], check=False)
@@ -323,12 +350,14 @@ def main():
         for i in range(args.trials):
             sched = scheds[i % len(scheds)]
             res = None
-            for _ in range(5):  # the run may end before the instant drawn: draw again
+            for attempt in range(8):  # the run may end before the instant drawn: draw again, earlier
+                r.scale = 0.5 ** attempt
                 res = getattr(r, fault)(sched)
                 if res is not None:
                     break
             if res is None:
-                rows.append((False, None, "", f"{sched}: could not inject the fault in 5 tries"))
+                rows.append((False, None, "", f"{sched}: could not inject the fault in 8 tries"))
+                print(f"  {fault} trial {i + 1} ({sched}) FAILED: {rows[-1][3]}", file=sys.stderr)
                 continue
             rows.append(res)
             if not res[0]:

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
+#include <utility>
 
 namespace vtime::protocol {
 
@@ -23,9 +25,11 @@ bool parse_id(std::string_view s, int& out) {
 }  // namespace
 
 Result<ResourceSet> ResourceSet::parse(std::string_view text) {
-  // Ranges are expanded one by one; cap the total so "0-2000000000" cannot exhaust memory.
-  constexpr size_t kMaxIds = 10'000'000;
-  std::vector<int> ids;
+  // Intervals first, merged, then expanded once: "0-999999" written ten times costs one
+  // expansion, not ten (fuzz_protocol found a 32-byte reply that took seconds). The distinct ids
+  // are capped so "0-2000000000" cannot exhaust memory.
+  constexpr int64_t kMaxIds = 10'000'000;
+  std::vector<std::pair<int, int>> ranges;
   size_t pos = 0;
   while (pos < text.size()) {
     if (text[pos] == ' ') { ++pos; continue; }
@@ -44,15 +48,33 @@ Result<ResourceSet> ResourceSet::parse(std::string_view text) {
     } else if (hi < lo) {
       return Error{"'" + std::string(tok) + "' is a decreasing range"};
     }
-    if (ids.size() + static_cast<size_t>(hi - lo) + 1 > kMaxIds)
-      return Error{"allocation has more than 10000000 resources"};
+    ranges.emplace_back(lo, hi);
+  }
+  std::sort(ranges.begin(), ranges.end());
+  std::vector<std::pair<int, int>> merged;
+  int64_t total = 0;
+  for (auto [lo, hi] : ranges) {
+    if (!merged.empty() && static_cast<int64_t>(lo) <= static_cast<int64_t>(merged.back().second) + 1) {
+      if (hi > merged.back().second) {
+        total += hi - merged.back().second;
+        merged.back().second = hi;
+      }
+    } else {
+      merged.emplace_back(lo, hi);
+      total += static_cast<int64_t>(hi) - lo + 1;
+    }
+    if (total > kMaxIds) return Error{"allocation has more than 10000000 resources"};
+  }
+  ResourceSet r;
+  r.ids_.reserve(static_cast<size_t>(total));
+  for (auto [lo, hi] : merged) {
     // Not `i <= hi`: with hi = INT_MAX the increment would overflow (found by fuzz_protocol).
     for (int i = lo;; ++i) {
-      ids.push_back(i);
+      r.ids_.push_back(i);
       if (i == hi) break;
     }
   }
-  return from_ids(std::move(ids));
+  return r;  // sorted and unique by construction
 }
 
 std::string ResourceSet::to_string() const {
