@@ -89,6 +89,15 @@ def wait_gone(pids, limit):
         time.sleep(0.002)
 
 
+def send(pid, sig):
+    """False when the process is already gone."""
+    try:
+        os.kill(pid, sig)
+        return True
+    except ProcessLookupError:
+        return False
+
+
 def leftovers(before):
     now = set(os.listdir("/dev/shm"))
     return sorted(now - before)
@@ -206,7 +215,7 @@ class Runner:
                                 f"stderr {err.strip()[-300:]!r}")
         for pid in tree:  # never leave a survivor behind, even when the trial failed
             if alive(pid):
-                os.kill(pid, signal.SIGKILL)
+                send(pid, signal.SIGKILL)
         return ok, clean, lost, detail
 
     def kill_scheduler(self, sched):
@@ -219,7 +228,9 @@ class Runner:
             self.finish(p)
             return None
         t0 = time.monotonic()
-        os.kill(victim, signal.SIGKILL)
+        if not send(victim, signal.SIGKILL):
+            self.finish(p)
+            return None  # it had just exited: the run ended before the fault
         rc, err = self.finish(p)
         exited = time.monotonic() - t0
         gone = wait_gone(tree, 5.0)
@@ -244,7 +255,9 @@ class Runner:
         if not sleeper or p.poll() is not None:
             self.finish(p)
             return None
-        os.kill(sleeper[0], signal.SIGKILL)
+        if not send(sleeper[0], signal.SIGKILL):
+            self.finish(p)
+            return None
         t0 = time.monotonic()
         rc, err = self.finish(p)
         gone = wait_gone(tree, 5.0)
@@ -264,7 +277,9 @@ class Runner:
             self.finish(p)
             return None
         t0 = time.monotonic()
-        os.kill(victim, signal.SIGSTOP)
+        if not send(victim, signal.SIGSTOP):
+            self.finish(p)
+            return None
         rc, err = self.finish(p)
         exited = time.monotonic() - t0
         gone = wait_gone(tree, 5.0)

@@ -175,7 +175,7 @@ Result<Conversion> convert(const SwfTrace& trace, const ConvertOptions& o) {
       ++c.capped_duration;
     }
     int64_t res = j.procs();
-    if (o.procs_per_host) res = (res + *o.procs_per_host - 1) / *o.procs_per_host;
+    if (o.procs_per_host) res = res / *o.procs_per_host + (res % *o.procs_per_host != 0);  // no overflow
     if (o.hosts && res > *o.hosts) {
       if (o.too_big == TooBig::kDrop) {
         ++too_big;
@@ -226,7 +226,8 @@ Result<Conversion> convert(const SwfTrace& trace, const ConvertOptions& o) {
     c.nb_res = *o.hosts;
   } else if (trace.header.max_procs && *trace.header.max_procs > 0) {
     int64_t ppn = o.procs_per_host.value_or(1);
-    c.nb_res = (*trace.header.max_procs + ppn - 1) / ppn;
+    int64_t procs = *trace.header.max_procs;
+    c.nb_res = procs / ppn + (procs % ppn != 0);  // rounded up without overflow (found by fuzz_swf)
   } else {
     c.nb_res = std::max<int64_t>(1, max_res);
   }

@@ -1,5 +1,6 @@
 #include <vtime/workload/swf.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -25,10 +26,13 @@ std::string trim(const std::string& s) {
   return s.substr(a, b - a + 1);
 }
 
+// A header value as an integer; nullopt (as if absent) when it is not one, or not one an
+// int64 holds (strtoll would saturate: found by fuzz_swf).
 std::optional<int64_t> as_int(const std::string& v) {
   char* end = nullptr;
+  errno = 0;
   long long x = std::strtoll(v.c_str(), &end, 10);
-  if (end == v.c_str() || *trim(end).c_str()) return std::nullopt;
+  if (end == v.c_str() || *trim(end).c_str() || errno == ERANGE) return std::nullopt;
   return x;
 }
 
