@@ -236,6 +236,8 @@ class Runner:
         gone = wait_gone(tree, 5.0)
         clean = None if gone is None else exited + gone
         verdict = self.validate(prefix + ".trace") or "no trace"
+        if rc == 0 and "(run status ok, exit code 0)" in verdict:
+            return None  # killed as it exited after its last reply: the run was over
         rows = sum(1 for _ in open(prefix + "_jobs.csv")) - 1 if os.path.exists(prefix + "_jobs.csv") else -1
         # The broker gives a reply already on its way 2 s to arrive before it reports the death.
         ok = (rc == 4 and clean is not None and clean <= CLEAN_LIMIT_S + REPLY_GRACE_S and not leftovers(shm) and
@@ -250,8 +252,13 @@ class Runner:
         _, reference = self.ref(sched, wrapped=True)
         p = self.start(self.command(prefix, sched, wrapped=True))
         time.sleep(self.inject_at(sched, True))
-        tree, table = descendants(p.pid)
-        sleeper = [pid for pid in tree if table[pid][2] == "sleep"]
+        # Early in the run the shell may not have started its `sleep` yet: wait for it.
+        for _ in range(500):
+            tree, table = descendants(p.pid)
+            sleeper = [pid for pid in tree if table[pid][2] == "sleep"]
+            if sleeper or p.poll() is not None:
+                break
+            time.sleep(0.001)
         if not sleeper or p.poll() is not None:
             self.finish(p)
             return None
