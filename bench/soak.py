@@ -79,14 +79,17 @@ def main():
         cmd = [vtime, "run", "-p", platform, "-w", os.path.join(ex, "workloads", wl + ".json"), "-e", prefix,
                "--record", prefix + ".trace", "--"] + scheds[sched]
         t0 = time.monotonic()
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # stderr to a file, not a pipe: a process left behind would keep a pipe open for ever.
+        with open(prefix + ".stderr", "w") as ef:
+            p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=ef, text=True)
         fds = None
         while p.poll() is None:  # sample the vtime process's descriptors while it runs
             n = fds_of(p.pid)
             if n is not None:
                 fds = max(fds or 0, n)
             time.sleep(0.02)
-        _, err = p.communicate()
+        with open(prefix + ".stderr") as ef:
+            err = ef.read()
         wall = time.monotonic() - t0
         m = re.search(r"peak RSS ([0-9.]+) MB", err)
         rss = float(m.group(1)) if m else None

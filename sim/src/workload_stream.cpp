@@ -32,6 +32,10 @@ class Scanner {
     for (;;) {
       int c = get();
       if (c == EOF) return state_ == State::end ? Item::end : Item::syntax;
+      // No JSON text holds a raw NUL, and nlohmann's parser reads one as the end of its input:
+      // a piece cut there could parse on its own (found by fuzz_workload). The whole-file
+      // reader says where the text ends.
+      if (c == 0) return Item::syntax;
       const bool ws = c == ' ' || c == '\n' || c == '\t' || c == '\r';
       switch (state_) {
         case State::start:

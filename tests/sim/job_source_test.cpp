@@ -145,4 +145,7 @@ TEST(JobSource, AgreesWithTheWholeFileReaderOnOrderAndIndex) {
   // reads first): the syntax error, as a whole parse says.
   msg = both("{\"jobs\": [{\"id\": \"1\xff\"}], \"x\": 1e3083, " + kProfiles + "}");
   EXPECT_NE(msg.find("is not valid JSON"), std::string::npos) << msg;
+  // A NUL byte: nlohmann reads it as the end of the input, so a piece cut there parsed alone.
+  msg = both("{\"nb_res\": 2" + std::string(2, '\0') + ", \"jobs\": [" + job("1", "d") + "], " + kProfiles + "}");
+  EXPECT_NE(msg.find("is not valid JSON"), std::string::npos) << msg;
 }
