@@ -105,6 +105,11 @@ def main():
                 if got[k] != ref[k]:
                     problems.append(f"{k} differs from the configuration's first run")
         left = vtime_processes()
+        for _ in range(200):  # killed ones may take a moment to be reaped: 2 s at most
+            if not left:
+                break
+            time.sleep(0.01)
+            left = vtime_processes()
         if left:
             problems.append(f"processes left: {left}")
         shm = set(os.listdir("/dev/shm")) - shm0

@@ -8,6 +8,8 @@
 #include <boost/interprocess/shared_memory_object.hpp>
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,6 +35,19 @@ struct Session::Impl {
   bool owner = false;
   bip::shared_memory_object shm;  // owner only: keeps the (unlinked) segment's fd open
   bip::mapped_region region;
+
+  ~Impl() {
+    // The session ends with its owner's orderly exit: so does its tracer, now, rather than when
+    // its parent-death signal says so (then it first waits for every thread of the owner to be
+    // gone, and lingers for a moment after it). Its tree is already ended by then.
+    if (!owner || region.get_address() == nullptr) return;
+    auto* seg = static_cast<abi::Segment*>(region.get_address());
+    pid_t tracer = seg->header.tracer_pid.load(std::memory_order_acquire);
+    if (tracer > 0 && ::kill(tracer, SIGKILL) == 0) {
+      while (::waitpid(tracer, nullptr, 0) < 0 && errno == EINTR) {
+      }
+    }
+  }
 };
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {

@@ -174,7 +174,8 @@ class Runner:
     def scheduler_pid(self, vtime_pid):
         tree, table = descendants(vtime_pid)
         for pid in tree:
-            if table[pid][0] == vtime_pid and table[pid][2] != "vtime-tracer":
+            # Not the tracer, nor a child still between fork and exec (its name is still vtime's).
+            if table[pid][0] == vtime_pid and table[pid][2] not in ("vtime-tracer", "vtime"):
                 return pid, tree
         return None, tree
 
