@@ -198,8 +198,9 @@ Result<Conversion> convert(const SwfTrace& trace, const ConvertOptions& o) {
       case Walltime::kFactor: walltime = run * o.walltime_factor; break;
       case Walltime::kNone: break;
     }
-    // Batsim takes no zero walltime (-1 or > 0): a job that ran 0 s gets none (found by fuzz_swf).
-    if (walltime && !(*walltime > 0)) walltime.reset();
+    // Batsim takes no zero walltime (-1 or > 0): a job that ran 0 s gets none, and so does one
+    // whose walltime rounds to 0 ns on the simulator's time line (found by fuzz_swf).
+    if (walltime && !(*walltime >= 5e-10)) walltime.reset();
     // The workload must read back into the simulator: times within its int64 nanoseconds
     // (about 292 years), sizes within its limit (found by fuzz_swf).
     constexpr double kMaxSeconds = 9.2e9;
