@@ -17,7 +17,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <thread>
 
 namespace vtime::cli {
@@ -38,27 +37,6 @@ void install_forwarding(pid_t child) {
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2}) sigaction(sig, &sa, nullptr);
-}
-
-// True when every thread of `pid` has exited and it waits to be reaped (state Z).
-bool root_exited(pid_t pid) {
-  char path[48];
-  snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
-  FILE* f = fopen(path, "re");
-  if (!f) return false;
-  char buf[512];
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = 0;
-  const char* rp = strrchr(buf, ')');
-  if (!rp || rp[1] != ' ' || rp[2] != 'Z') return false;
-  // Field 20, the thread count: a leader that ended alone reads Z while its threads run on.
-  const char* p = rp + 2;
-  for (int field = 3; field < 20 && p; ++field) {
-    p = strchr(p, ' ');
-    if (p) ++p;
-  }
-  return p && atoi(p) <= 1;
 }
 
 int exit_code(int status) {
@@ -137,7 +115,7 @@ int run_exec(const ExecOptions& opts) {
     ctl.wait_idle(exited);
     if (exited()) break;
     auto next = ctl.next_deadline();
-    if (!next && root_exited(child)) {
+    if (!next && ctl.root_exited()) {
       // The root's exit is on its way to us (a traced one is reaped by the tracer first): never
       // a deadlock. The controller counts such a root as busy; CI still saw one reported
       // (tracer.static_c), so the report waits for the reaping, boundedly.

@@ -1285,6 +1285,7 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
 }
 
 std::vector<pid_t> Controller::tree_pids() { return impl_->pids(); }
+bool Controller::root_exited() { return impl_->root_exiting(); }
 
 void Controller::reclaim_dead() { impl_->reclaim_dead(); }
 

@@ -219,17 +219,21 @@ class Runner:
                 send(pid, signal.SIGKILL)
         return ok, clean, lost, detail
 
-    def kill_scheduler(self, sched):
-        prefix = self.trial_prefix("kill_scheduler")
+    def signal_scheduler(self, name, sched, sig, extra=()):
+        """Sends `sig` to the scheduler at a random instant of a run, then waits for the run's
+        end: (prefix, exit status, stderr, seconds from the signal until vtime and the tree were
+        gone or None, trace verdict, whether /dev/shm kept something), or None when the run
+        ended before the signal (the trial is drawn again)."""
+        prefix = self.trial_prefix(name)
         shm = set(os.listdir("/dev/shm"))
-        p = self.start(self.command(prefix, sched))
+        p = self.start(self.command(prefix, sched, extra=extra))
         time.sleep(self.inject_at(sched))
         victim, tree = self.scheduler_pid(p.pid)
         if victim is None or p.poll() is not None:
             self.finish(p)
             return None
         t0 = time.monotonic()
-        if not send(victim, signal.SIGKILL):
+        if not send(victim, sig):
             self.finish(p)
             return None  # it had just exited: the run ended before the fault
         rc, err = self.finish(p)
@@ -237,11 +241,18 @@ class Runner:
         gone = wait_gone(tree, 5.0)
         clean = None if gone is None else exited + gone
         verdict = self.validate(prefix + ".trace") or "no trace"
+        return prefix, rc, err, clean, verdict, bool(leftovers(shm))
+
+    def kill_scheduler(self, sched):
+        res = self.signal_scheduler("kill_scheduler", sched, signal.SIGKILL)
+        if res is None:
+            return None
+        prefix, rc, err, clean, verdict, shm_left = res
         if rc == 0 and "(run status ok, exit code 0)" in verdict:
             return None  # killed as it exited after its last reply: the run was over
         rows = sum(1 for _ in open(prefix + "_jobs.csv")) - 1 if os.path.exists(prefix + "_jobs.csv") else -1
         # The broker gives a reply already on its way 2 s to arrive before it reports the death.
-        ok = (rc == 4 and clean is not None and clean <= CLEAN_LIMIT_S + REPLY_GRACE_S and not leftovers(shm) and
+        ok = (rc == 4 and clean is not None and clean <= CLEAN_LIMIT_S + REPLY_GRACE_S and not shm_left and
               verdict.startswith("ok") and "exit code 4" in verdict and rows >= 0 and
               os.path.exists(prefix + "_schedule.csv"))
         detail = "" if ok else f"exit {rc} ({err.strip()[-200:]}), clean {clean}, trace {verdict}, rows {rows}"
@@ -276,28 +287,15 @@ class Runner:
         return ok, clean, "nothing (the reference schedule)", detail
 
     def sigstop(self, sched):
-        prefix = self.trial_prefix("sigstop")
-        shm = set(os.listdir("/dev/shm"))
-        p = self.start(self.command(prefix, sched, extra=("--crash-timeout", "1")))
-        time.sleep(self.inject_at(sched))
-        victim, tree = self.scheduler_pid(p.pid)
-        if victim is None or p.poll() is not None:
-            self.finish(p)
+        res = self.signal_scheduler("sigstop", sched, signal.SIGSTOP, extra=("--crash-timeout", "1"))
+        if res is None:
             return None
-        t0 = time.monotonic()
-        if not send(victim, signal.SIGSTOP):
-            self.finish(p)
-            return None
-        rc, err = self.finish(p)
-        exited = time.monotonic() - t0
-        gone = wait_gone(tree, 5.0)
-        clean = None if gone is None else exited + gone
-        verdict = self.validate(prefix + ".trace") or "no trace"
+        _, rc, err, clean, verdict, shm_left = res
         if rc == 0:
             return None  # it had replied to its last message before the stop took hold
         # Stopped before it bound its endpoint: "did not bind" (exit 6), also saying it is stopped.
         ok = (rc in (5, 6) and "stopped" in err and clean is not None and clean <= 1 + CLEAN_LIMIT_S and
-              not leftovers(shm) and verdict.startswith("ok"))
+              not shm_left and verdict.startswith("ok"))
         detail = "" if ok else f"exit {rc} ({err.strip()[-200:]}), clean {clean}, trace {verdict}"
         return ok, clean, "nothing (reported hung; outputs and trace complete)", detail
 

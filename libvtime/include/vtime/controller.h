@@ -104,6 +104,8 @@ class Controller {
   std::vector<ThreadReport> describe();
   // Pids of every live process of the tree (registered or found as descendants).
   std::vector<pid_t> tree_pids();
+  // True when every thread of the root has exited and it waits to be reaped (its owner's job).
+  bool root_exited();
   // Frees the table slots of the tree's processes and threads that have died. wait_idle() does
   // it as it looks; a caller that never waits for idleness (the broker's timeout policy) must
   // call it now and then, or a tree that keeps starting processes (Slurm: a slurmstepd per job)
