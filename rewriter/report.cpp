@@ -1,5 +1,7 @@
 #include "report.h"
 
+#include "scope.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -8,12 +10,6 @@
 
 namespace vtime::rewriter {
 namespace {
-
-std::string rel(const std::string& root, const std::string& path) {
-  if (path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/')
-    return path.substr(root.size() + 1);
-  return path;
-}
 
 const char* status_name(SiteStatus s) {
   switch (s) {
@@ -38,10 +34,11 @@ const char* macro_name(MacroRole m) {
 void write_report(std::ostream& out, const EditSet& set, const std::string& mode) {
   using nlohmann::json;
   const std::string& root = set.root();
+  const Scope scope{root, {}};
   std::vector<std::pair<std::string, json>> by_path;
-  for (const auto& p : set.parsed()) by_path.push_back({p, {{"path", rel(root, p)}, {"status", "parsed"}}});
+  for (const auto& p : set.parsed()) by_path.push_back({p, {{"path", scope.relative(p)}, {"status", "parsed"}}});
   for (const auto& f : set.failures())
-    by_path.push_back({f.path, {{"path", rel(root, f.path)}, {"status", "failed"}, {"errors", f.errors}}});
+    by_path.push_back({f.path, {{"path", scope.relative(f.path)}, {"status", "failed"}, {"errors", f.errors}}});
   std::sort(by_path.begin(), by_path.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   json files = json::array();
   for (auto& [path, j] : by_path) files.push_back(std::move(j));
@@ -49,7 +46,7 @@ void write_report(std::ostream& out, const EditSet& set, const std::string& mode
   json sites = json::array();
   for (const Site& s : set.sites()) {
     ++counts[static_cast<int>(s.status)];
-    json j = {{"file", rel(root, s.file)}, {"line", s.line},           {"column", s.column},
+    json j = {{"file", scope.relative(s.file)}, {"line", s.line},           {"column", s.column},
               {"target", s.target},        {"form", s.form},           {"macro", macro_name(s.macro)},
               {"status", status_name(s.status)}};
     if (!s.replacement.empty() && s.status == SiteStatus::Rewritten) j["replacement"] = s.replacement;

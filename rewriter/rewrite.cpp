@@ -7,6 +7,7 @@
 #include "file_io.h"
 #include "fixes_yaml.h"
 #include "report.h"
+#include "scope.h"
 #include "site_finder.h"
 
 #include <filesystem>
@@ -14,6 +15,9 @@
 
 #ifndef VTIME_CLANG_RESOURCE_DIR
 #error "VTIME_CLANG_RESOURCE_DIR must be defined by the build (rewriter/CMakeLists.txt)"
+#endif
+#ifndef VTIME_SOURCE_INCLUDE_DIR
+#error "VTIME_SOURCE_INCLUDE_DIR must be defined by the build (rewriter/CMakeLists.txt)"
 #endif
 
 namespace fs = std::filesystem;
@@ -36,9 +40,17 @@ const char* mode_name(OutputMode m) {
   return "?";
 }
 
-std::string rel(const std::string& root, const std::string& path) {
-  if (path.size() > root.size() && path.compare(0, root.size(), root) == 0) return path.substr(root.size() + 1);
-  return path;
+// vtime's own headers, added to every parse so that a file rewritten by a first run (it now
+// includes <vtime/vtime.h>) parses again before the user's build knows where they are: the
+// installed ones beside the executable (bin/../include), else the source tree's.
+std::string include_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = exe.parent_path().parent_path() / "include";
+    if (fs::exists(installed / "vtime" / "vtime.h", ec)) return installed.string();
+  }
+  return VTIME_SOURCE_INCLUDE_DIR;
 }
 
 }  // namespace
@@ -59,19 +71,25 @@ int run_rewrite(const RewriteOptions& opts, std::ostream& out, std::ostream& err
       throw UsageError(e.what());
     }
   }
+  // Files named on the command line are always in scope; --root limits what the compilation
+  // database and the includes bring in.
+  Scope scope{root, {}};
   std::vector<std::string> files;
-  for (const auto& f : opts.files) files.push_back(canonical_or_throw(f, "file"));
+  for (const auto& f : opts.files) {
+    files.push_back(canonical_or_throw(f, "file"));
+    scope.named.insert(files.back());
+  }
   if (files.empty()) {
     if (!db.loaded()) throw UsageError("no FILES given and no compilation database (-p) to take them from");
     files = db.files();
   }
 
-  SiteFinder finder(resource, root);
+  SiteFinder finder(resource, scope, include_dir());
   EditSet set(root);
   for (const auto& f : files) {
     std::optional<ParseArgs> args = db.args_for(f);
     if (!args) {
-      if (db.loaded()) err << "vtime rewrite: " << rel(root, f) << ": not in compile_commands.json, using default flags\n";
+      if (db.loaded()) err << "vtime rewrite: " << scope.relative(f) << ": not in compile_commands.json, using default flags\n";
       args = CompileDb::fallback_for(f);
     }
     set.add(finder.run(*args));
@@ -81,8 +99,11 @@ int run_rewrite(const RewriteOptions& opts, std::ostream& out, std::ostream& err
   switch (opts.mode) {
     case OutputMode::Diff:
       for (const FileChange& c : set.changes()) {
-        const std::string r = rel(root, c.path);
-        out << unified_diff("a/" + r, "b/" + r, c.before, c.after);
+        // A named file outside the root keeps its absolute path: "a/" + "/abs" reads a//abs,
+        // so it is joined without the slash (`patch -p1 -d /` applies it).
+        const std::string r = scope.relative(c.path);
+        const char* sep = r.front() == '/' ? "" : "/";
+        out << unified_diff(std::string("a") + sep + r, std::string("b") + sep + r, c.before, c.after);
       }
       break;
     case OutputMode::InPlace:
@@ -111,10 +132,10 @@ int run_rewrite(const RewriteOptions& opts, std::ostream& out, std::ostream& err
     if (s.status == SiteStatus::Rewritten) ++rewritten;
     if (s.status != SiteStatus::Skipped) continue;
     ++skipped;
-    err << rel(root, s.file) << ":" << s.line << ":" << s.column << ": skipped " << s.target << ": " << s.reason << "\n";
+    err << scope.relative(s.file) << ":" << s.line << ":" << s.column << ": skipped " << s.target << ": " << s.reason << "\n";
   }
   for (const auto& f : set.failures())
-    err << rel(root, f.path) << ": not rewritten, parse errors: " << (f.errors.empty() ? "" : f.errors.front()) << "\n";
+    err << scope.relative(f.path) << ": not rewritten, parse errors: " << (f.errors.empty() ? "" : f.errors.front()) << "\n";
   err << "vtime rewrite: " << rewritten << " site(s) rewritten in " << set.changes().size() << " file(s), " << skipped
       << " skipped, " << set.failures().size() << " file(s) failed\n";
   return skipped > 0 || !set.failures().empty() ? kExitIncomplete : kExitOk;

@@ -84,7 +84,7 @@ bool is_library_decl(CXCursor decl) {
 
 class Walker {
  public:
-  Walker(CXTranslationUnit tu, const std::string& root, TuResult& out) : tu_(tu), root_(root), out_(out) {}
+  Walker(CXTranslationUnit tu, const Scope& scope, TuResult& out) : tu_(tu), scope_(scope), out_(out) {}
 
   void walk_tu() {
     clang_visitChildren(clang_getTranslationUnitCursor(tu_), &Walker::visit, this);
@@ -93,7 +93,7 @@ class Walker {
 
  private:
   CXTranslationUnit tu_;
-  const std::string& root_;
+  const Scope& scope_;
   TuResult& out_;
   std::vector<CXCursor> stack_;
   std::unordered_map<std::string, std::string> canon_;
@@ -148,13 +148,7 @@ class Walker {
     return text_[file] = ss.str();
   }
 
-  std::string relative(const std::string& file) const {
-    if (file.size() > root_.size() && file.compare(0, root_.size(), root_) == 0 && file[root_.size()] == '/')
-      return file.substr(root_.size() + 1);
-    return file;
-  }
-
-  bool in_root(const std::string& file) const { return relative(file) != file; }
+  bool in_root(const std::string& file) const { return scope_.contains(file); }
 
   // The call whose callee is `c`, looking through implicit casts only; null when `c` is
   // not called directly (its address is taken, or it is wrapped in parentheses).
@@ -404,8 +398,11 @@ std::vector<std::string> unknown_arguments(CXTranslationUnit tu) {
 
 }  // namespace
 
-SiteFinder::SiteFinder(std::string resource_dir, std::string project_root)
-    : resource_dir_(std::move(resource_dir)), root_(std::move(project_root)), index_(clang_createIndex(0, 0)) {}
+SiteFinder::SiteFinder(std::string resource_dir, Scope scope, std::string vtime_include_dir)
+    : resource_dir_(std::move(resource_dir)),
+      scope_(std::move(scope)),
+      vtime_include_(std::move(vtime_include_dir)),
+      index_(clang_createIndex(0, 0)) {}
 
 SiteFinder::~SiteFinder() { clang_disposeIndex(static_cast<CXIndex>(index_)); }
 
@@ -415,6 +412,7 @@ TuResult SiteFinder::run(const ParseArgs& pa) {
   std::vector<std::string> args = pa.args;
   args.insert(args.end(), {"-resource-dir", resource_dir_, "-working-directory", pa.directory,
                            "-Wno-unknown-warning-option", "-ferror-limit=0"});
+  if (!vtime_include_.empty()) args.insert(args.end(), {"-idirafter", vtime_include_});
   CXTranslationUnit tu = nullptr;
   for (int attempt = 0; attempt < 2; ++attempt) {
     std::vector<const char*> argv;
@@ -442,7 +440,7 @@ TuResult SiteFinder::run(const ParseArgs& pa) {
       std::string where = f ? take(clang_getFileName(f)) : std::string();
       std::error_code ec;
       if (!where.empty()) where = fs::weakly_canonical(where, ec).string();
-      if (where.size() > root_.size() && where.compare(0, root_.size(), root_) == 0) where = where.substr(root_.size() + 1);
+      where = scope_.relative(where);
       std::string msg = take(clang_getDiagnosticSpelling(d));
       if (out.errors.size() < 5)
         out.errors.push_back(where.empty() ? msg : where + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + msg);
@@ -450,7 +448,7 @@ TuResult SiteFinder::run(const ParseArgs& pa) {
     clang_disposeDiagnostic(d);
   }
   if (out.errors.empty()) {
-    Walker w(tu, root_, out);
+    Walker w(tu, scope_, out);
     w.walk_tu();
     out.ok = true;
   }

@@ -8,11 +8,12 @@
 // and target-like names in #if branches this parse skipped, are reported, never edited.
 //
 // Example:
-//     SiteFinder finder(resource_dir, project_root);
+//     SiteFinder finder(resource_dir, scope, vtime_include_dir);
 //     TuResult r = finder.run(db.args_for(file).value());
 #pragma once
 
 #include "compile_db.h"
+#include "scope.h"
 #include "site.h"
 
 #include <string>
@@ -21,7 +22,9 @@ namespace vtime::rewriter {
 
 class SiteFinder {
  public:
-  SiteFinder(std::string resource_dir, std::string project_root);
+  // `scope`: the files sites may be edited in; `vtime_include_dir`: added to every parse after
+  // the build's own include paths (-idirafter), so rewritten files parse again.
+  SiteFinder(std::string resource_dir, Scope scope, std::string vtime_include_dir);
   ~SiteFinder();
   SiteFinder(const SiteFinder&) = delete;
   SiteFinder& operator=(const SiteFinder&) = delete;
@@ -30,7 +33,8 @@ class SiteFinder {
 
  private:
   std::string resource_dir_;
-  std::string root_;
+  Scope scope_;
+  std::string vtime_include_;
   void* index_;  // CXIndex, kept opaque so users of this header need no libclang include
 };
 

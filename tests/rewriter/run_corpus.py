@@ -12,6 +12,9 @@ filter them), runs the tool and compares with the expected files:
   compile     the rewritten sources compile against libvtime's headers (vtime.h, std.h)
   clean       a run where every site is rewritten exits 0
   usage       bad command lines exit 2
+  named       a file named on the command line outside the current directory (no compilation
+              database, no -I for libvtime) is rewritten; a header it includes from there is
+              not (outside --root); a second run parses the rewritten file and edits nothing
 
 Usage: run_corpus.py CHECK --tool BIN --corpus DIR --include DIR --work DIR
                      [--apply-replacements BIN] [--update]
@@ -204,6 +207,55 @@ def check_usage(args):
         fail("missing build dir exited %d" % r.returncode)
 
 
+def check_named(args):
+    work = os.path.join(os.path.abspath(args.work), "named")
+    shutil.rmtree(work, ignore_errors=True)
+    elsewhere = os.path.join(work, "elsewhere")
+    src = os.path.join(work, "src")
+    os.makedirs(elsewhere)
+    os.makedirs(src)
+    helper = "static inline void pause_a_bit(void) { usleep(1000); }\n"
+    with open(os.path.join(src, "helper.h"), "w") as f:
+        f.write("#include <unistd.h>\n" + helper)
+    with open(os.path.join(src, "named.c"), "w") as f:
+        f.write("#include <time.h>\n#include <unistd.h>\n#include \"helper.h\"\n\n"
+                "int main(void) {\n  struct timespec t;\n  clock_gettime(CLOCK_MONOTONIC, &t);\n"
+                "  sleep(1);\n  pause_a_bit();\n  return 0;\n}\n")
+
+    def run(report):
+        cmd = [args.tool, "rewrite", "--in-place", "--report", report, os.path.join("..", "src", "named.c")]
+        r = subprocess.run(cmd, cwd=elsewhere, capture_output=True, text=True)
+        if r.returncode != 1:
+            print(r.stdout, r.stderr)
+            fail("%s exited %d, expected 1 (the header's site is outside the root)" % (" ".join(cmd), r.returncode))
+        rep = normalized_report(report)
+        skipped = [(s["file"], s["reason"]) for s in rep["sites"] if s["status"] == "skipped"]
+        if len(skipped) != 1 or not skipped[0][0].endswith("src/helper.h") or "outside the project root" not in skipped[0][1]:
+            fail("expected exactly the header's usleep skipped as outside the root, got %s" % skipped)
+        if any(f["status"] == "failed" for f in rep["files"]):
+            print(r.stderr)
+            fail("a file failed to parse: %s" % rep["files"])
+        return rep
+
+    first = run(os.path.join(work, "report1.json"))
+    with open(os.path.join(src, "named.c")) as f:
+        text = f.read()
+    for want in ("#include <vtime/vtime.h>", "vtime_clock_gettime(", "vtime_sleep("):
+        if want not in text:
+            fail("named.c not rewritten (%s missing):\n%s" % (want, text))
+    if first["summary"]["rewritten"] != 2:
+        fail("first run: %s" % first["summary"])
+    with open(os.path.join(src, "helper.h")) as f:
+        if helper not in f.read():
+            fail("helper.h (outside the root, not named) was edited")
+    second = run(os.path.join(work, "report2.json"))
+    if second["summary"]["rewritten"] != 0 or second["summary"]["changed_files"] != 0:
+        fail("second run made edits: %s" % second["summary"])
+    with open(os.path.join(src, "named.c")) as f:
+        if f.read() != text:
+            fail("second run changed named.c")
+
+
 CHECKS = {
     "golden": check_golden,
     "idempotent": check_idempotent,
@@ -212,6 +264,7 @@ CHECKS = {
     "compile": check_compile,
     "clean": check_clean,
     "usage": check_usage,
+    "named": check_named,
 }
 
 
