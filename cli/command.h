@@ -33,5 +33,6 @@ Subcommand register_slurm(CLI::App& root);
 Subcommand register_k8s(CLI::App& root);
 Subcommand register_sweep(CLI::App& root);
 Subcommand register_workload(CLI::App& root);
+Subcommand register_completion(CLI::App& root);
 
 }  // namespace vtime::cli

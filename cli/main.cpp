@@ -10,7 +10,7 @@ int main(int argc, char** argv) {
       "Exit codes: see docs/cli.md (2 usage error, 125 internal error, 126/127 command not\n"
       "runnable/not found; otherwise the wrapped command's own status)."};
   root.require_subcommand(1);
-  root.set_version_flag("--version", "vtime 0.1.0");
+  root.set_version_flag("--version", "vtime " VTIME_VERSION);
 
   std::vector<vtime::cli::Subcommand> commands;
   commands.push_back(vtime::cli::register_exec(root));
@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
 #ifdef VTIME_WITH_TRACE
   commands.push_back(vtime::cli::register_trace(root));
 #endif
+  commands.push_back(vtime::cli::register_completion(root));  // last: it reads the others' tables
 
   try {
     root.parse(argc, argv);

@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   app.add_option("--start-timeout", o.start_timeout_s, "Virtual seconds the cluster may take to come up")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app.set_version_flag("--version", "vtime-slurm " VTIME_VERSION);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
