@@ -132,9 +132,9 @@ int run_action(const RunOptions& o) {
   std::unique_ptr<EmbeddedSimulator> embedded;
   if (o.batsim.empty()) {
     sim::install_stop_signals();
-    // Only the simulation thread takes them (embedded_sim.h); this thread and every thread it
-    // starts from here on (the broker's ZeroMQ threads) keep them blocked. The scheduler starts
-    // with an empty mask (spawn_in_session).
+    // Only the embedded simulator's signal thread takes them (embedded_sim.h); this thread and
+    // every thread it starts from here on (the broker's ZeroMQ threads) keep them blocked. The
+    // scheduler starts with an empty mask (spawn_in_session).
     sigset_t stop;
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);

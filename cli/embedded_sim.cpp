@@ -1,117 +1,91 @@
 // The embedded simulator in `vtime run`'s process (see embedded_sim.h).
 #include "embedded_sim.h"
 
-#include <pthread.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
-#include <chrono>
+#include <cerrno>
 
 namespace vtime::cli {
-
-namespace {
-// Waits are cut in slices so that a stop signal (whose handler cannot notify a condition
-// variable) is seen promptly; a message is handed over by notify() at once, whatever the slice.
-constexpr std::chrono::milliseconds kSlice{100};
-}  // namespace
-
-// The simulator's side of the rendezvous.
-class EmbeddedSimulator::Port : public sim::Peer {
- public:
-  explicit Port(EmbeddedSimulator& s) : s_(s) {}
-  sim::PeerStatus exchange(const std::string& request, std::string& reply) override { return s_.exchange(request, reply); }
-
- private:
-  EmbeddedSimulator& s_;
-};
 
 EmbeddedSimulator::EmbeddedSimulator(sim::Platform platform, std::unique_ptr<sim::JobSource> workload,
                                      std::unique_ptr<sim::Outputs> outputs)
     : platform_(std::move(platform)),
       workload_(std::move(workload)),
       outputs_(std::move(outputs)),
-      port_(std::make_unique<Port>(*this)) {
-  thread_ = std::thread([this] {
-    // The stop signals are taken here (the caller blocks them in its other threads, so that no
-    // ZeroMQ call of the broker fails with EINTR): the handler only sets a flag, which the
-    // rendezvous looks at every slice.
-    sigset_t stop;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGTERM);
-    pthread_sigmask(SIG_UNBLOCK, &stop, nullptr);
-    sim::RunReport r = sim::simulate(platform_, *workload_, *outputs_, *port_);
-    std::lock_guard<std::mutex> lock(m_);
-    report_ = std::move(r);
-    sim_done_ = true;
-    to_broker_cv_.notify_all();
+      stepper_(platform_, *workload_, *outputs_),
+      wake_fd_(eventfd(0, EFD_CLOEXEC)) {
+  // The thread that takes SIGINT/SIGTERM: it waits with them unblocked (ppoll's mask) until
+  // finish() wakes it; the handler sets the flag recv()/send() look at.
+  signal_thread_ = std::thread([fd = wake_fd_] {
+    sigset_t during;
+    pthread_sigmask(SIG_SETMASK, nullptr, &during);
+    sigdelset(&during, SIGINT);
+    sigdelset(&during, SIGTERM);
+    pollfd p{fd, POLLIN, 0};
+    for (;;) {
+      const int n = ppoll(&p, 1, nullptr, &during);
+      if (n > 0 || (n < 0 && errno != EINTR)) return;
+    }
   });
 }
 
 EmbeddedSimulator::~EmbeddedSimulator() { finish(); }
 
-sim::PeerStatus EmbeddedSimulator::exchange(const std::string& request, std::string& reply) {
-  std::unique_lock<std::mutex> lock(m_);
-  to_sim_.reset();
-  to_broker_ = request;
-  // Notified without the lock: a woken broker would otherwise block at once on the mutex still
-  // held here (a second sleep and wake-up per message).
-  lock.unlock();
-  to_broker_cv_.notify_one();
-  lock.lock();
-  for (;;) {
-    // A stop comes first, even with an answer waiting: a run that never pauses must stop too.
-    if (int sig = sim::stop_signal()) return {sim::PeerStatus::interrupted, sig, {}};
-    if (to_sim_) {
-      reply = std::move(*to_sim_);
-      to_sim_.reset();
-      return {};
-    }
-    if (broker_done_) return {sim::PeerStatus::failed, 0, "the broker stopped before answering"};
-    to_sim_cv_.wait_for(lock, kSlice);
-  }
+void EmbeddedSimulator::gone() {
+  const sim::RunReport& r = stepper_.report();
+  const int code = sim::exit_status(r);
+  throw broker::SimulatorGone(code ? code : broker::kExitBatsimError,
+                              r.error.empty() ? "the simulator ended before SIMULATION_ENDS"
+                                              : "the simulator stopped: " + r.error);
+}
+
+bool EmbeddedSimulator::interrupted_if_signalled() {
+  const int sig = sim::stop_signal();
+  if (sig == 0 || stepper_.ended()) return false;
+  // A stop comes first, even with an answer at hand: a run that never pauses must stop too. As
+  // when the simulator ran on its own, it was waiting for the reply to its next message.
+  if (!awaiting_reply_ && stepper_.next()) awaiting_reply_ = true;
+  if (awaiting_reply_) stepper_.abandon({sim::PeerStatus::interrupted, sig, {}});
+  awaiting_reply_ = false;
+  return true;
 }
 
 std::string EmbeddedSimulator::recv() {
-  std::unique_lock<std::mutex> lock(m_);
-  for (;;) {
-    if (to_broker_) {
-      std::string m = std::move(*to_broker_);
-      to_broker_.reset();
-      return m;
-    }
-    if (sim_done_) {
-      int code = sim::exit_status(report_);
-      throw broker::SimulatorGone(code ? code : broker::kExitBatsimError,
-                                  report_.error.empty() ? "the simulator ended before SIMULATION_ENDS"
-                                                        : "the simulator stopped: " + report_.error);
-    }
-    to_broker_cv_.wait_for(lock, kSlice);
-  }
+  if (interrupted_if_signalled()) gone();
+  std::optional<std::string> m = stepper_.next();
+  if (!m) gone();
+  awaiting_reply_ = true;
+  return std::move(*m);
 }
 
 void EmbeddedSimulator::send(const std::string& bytes) {
-  {
-    std::lock_guard<std::mutex> lock(m_);
-    if (sim_done_) {
-      int code = sim::exit_status(report_);
-      throw broker::SimulatorGone(code ? code : broker::kExitBatsimError, "the simulator stopped: " + report_.error);
-    }
-    to_sim_ = bytes;
-  }
-  to_sim_cv_.notify_one();  // after unlocking, as in exchange()
+  if (interrupted_if_signalled() || stepper_.ended()) gone();
+  awaiting_reply_ = false;
+  stepper_.answer(bytes);
 }
 
 int EmbeddedSimulator::finish() {
-  if (!joined_) {
-    {
-      std::lock_guard<std::mutex> lock(m_);
-      broker_done_ = true;
-      to_sim_cv_.notify_all();
-    }
-    thread_.join();
-    joined_ = true;
+  if (!stepper_.ended() && !interrupted_if_signalled()) {
+    // The broker stopped before SIMULATION_ENDS was answered. The simulator used to compute its
+    // next message as soon as it had a reply: it does so here too, so the outputs hold the same.
+    if (!awaiting_reply_ && stepper_.next()) awaiting_reply_ = true;
+    if (awaiting_reply_) stepper_.abandon({sim::PeerStatus::failed, 0, "the broker stopped before answering"});
+    awaiting_reply_ = false;
   }
-  return sim::exit_status(report_);
+  if (signal_thread_.joinable()) {
+    const uint64_t one = 1;
+    if (write(wake_fd_, &one, sizeof one) < 0) {
+      // eventfd writes of 1 cannot fail short of a bad descriptor; join would then hang.
+      signal_thread_.detach();
+    } else {
+      signal_thread_.join();
+    }
+    close(wake_fd_);
+  }
+  return sim::exit_status(stepper_.report());
 }
 
 }  // namespace vtime::cli

@@ -50,11 +50,17 @@ class Simulation {
  public:
   // Batsim submits in (subtime, job id) order, all jobs of one subtime at once: the source's
   // batches. Only submitted jobs that have not ended are held (live_).
-  Simulation(const Platform& p, JobSource& source, Outputs& o, Peer& peer)
-      : platform_(p), source_(source), workload_(source.info()), outputs_(o), peer_(peer),
+  Simulation(const Platform& p, JobSource& source, Outputs& o)
+      : platform_(p), source_(source), workload_(source.info()), outputs_(o),
         phase_(source.size(), Phase::not_submitted), machines_(p.machines.size()) {}
 
-  RunReport run();
+  // The conversation, driven from outside (Stepper): the next message to the scheduler (nullopt
+  // once the run has ended), then exactly one of answer() (its reply) or abandon() (none came).
+  std::optional<std::string> next();
+  void answer(const std::string& reply);
+  void abandon(const PeerStatus& st);
+  bool ended() const { return ended_; }
+  const RunReport& report() const { return report_; }
 
  private:
   // ---- timers and events
@@ -76,7 +82,7 @@ class Simulation {
   void record(size_t j, const std::string& final_state, bool success);
 
   // ---- the conversation
-  bool exchange(Message m, bool is_end);
+  std::string send(Message m, bool is_end);  // what next() returns; remembers what answer() needs
   std::string apply(const Message& reply, bool is_end);
   std::string decide(const ExecuteJob& e);
   std::string decide(const RejectJob& r);
@@ -90,13 +96,12 @@ class Simulation {
     if (!slot) return std::nullopt;
     return *slot;
   }
-  RunReport finish();
+  void finish();  // writes the schedule and ends the run (once)
 
   const Platform& platform_;
   JobSource& source_;
   const WorkloadInfo& workload_;
   Outputs& outputs_;
-  Peer& peer_;
   std::vector<Phase> phase_;               // by slot
   std::unordered_map<size_t, JobRun> live_;  // submitted, not ended, by slot
   std::vector<MachineRun> machines_;
@@ -108,6 +113,12 @@ class Simulation {
   uint64_t next_seq_ = 0;
   Nanos clock_;
   std::vector<Event> outbox_;
+  bool begun_ = false;  // SIMULATION_BEGINS sent
+  bool ended_ = false;
+  // The message awaiting its reply.
+  bool pending_end_ = false;
+  std::string pending_context_;
+  std::chrono::steady_clock::time_point pending_since_;
   RunReport report_;
   std::chrono::steady_clock::duration waiting_for_scheduler_{};
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
@@ -361,63 +372,72 @@ std::string Simulation::apply(const Message& reply, bool is_end) {
   return {};
 }
 
-bool Simulation::exchange(Message m, bool is_end) {
-  std::string reply;
+std::string Simulation::send(Message m, bool is_end) {
   long seq = report_.messages++;
-  auto t0 = std::chrono::steady_clock::now();
-  PeerStatus st = peer_.exchange(serialise(m), reply);
-  waiting_for_scheduler_ += std::chrono::steady_clock::now() - t0;
-  std::string context = "message " + std::to_string(seq) + " (now=" + format_seconds(m.now) + ")";
+  pending_end_ = is_end;
+  pending_context_ = "message " + std::to_string(seq) + " (now=" + format_seconds(m.now) + ")";
+  pending_since_ = std::chrono::steady_clock::now();
+  return serialise(m);
+}
+
+void Simulation::abandon(const PeerStatus& st) {
+  waiting_for_scheduler_ += std::chrono::steady_clock::now() - pending_since_;
   if (st.kind == PeerStatus::interrupted) {
     report_.outcome = Outcome::interrupted;
     report_.signal = st.signal;
-    report_.error = "interrupted by signal " + std::to_string(st.signal) + " while waiting for the reply to " + context;
-    return false;
-  }
-  if (st.kind == PeerStatus::failed) {
+    report_.error = "interrupted by signal " + std::to_string(st.signal) + " while waiting for the reply to " +
+                    pending_context_;
+  } else {
     report_.outcome = Outcome::peer_failed;
-    report_.error = "communication with the scheduler failed at " + context + ": " + st.error;
-    return false;
+    report_.error = "communication with the scheduler failed at " + pending_context_ + ": " + st.error;
   }
-  auto parsed = parse_message(reply, Direction::to_batsim);
-  std::string err = parsed ? apply(*parsed, is_end) : parsed.error();
-  if (!err.empty()) {
-    report_.outcome = Outcome::invalid_reply;
-    report_.error = "invalid reply to " + context + ": " + err;
-    return false;
-  }
-  return true;
+  finish();
 }
 
-RunReport Simulation::run() {
-  if (auto first = source_.next_subtime()) arm(*first, TimerKind::submit, 0);
-  else arm(Nanos::zero(), TimerKind::no_more_jobs, 0);
-
-  SimulationBegins b;
-  int compute = platform_.compute_count();
-  b.nb_resources = static_cast<int>(platform_.machines.size());
-  b.nb_compute_resources = compute;
-  b.nb_storage_resources = b.nb_resources - compute;
-  b.config = RawJson{
-      R"({"redis-enabled":false,"redis-hostname":"127.0.0.1","redis-port":6379,"redis-prefix":"default",)"
-      R"("profiles-forwarded-on-submission":false,"dynamic-jobs-enabled":false,"dynamic-jobs-acknowledged":false,)"
-      R"("profile-reuse-enabled":false,"sched-config":"","forward-unknown-events":false})"};
-  for (const Machine& mach : platform_.machines) {
-    Resource r{mach.id, mach.name, "idle", {{"role", mach.role}}, mach.zone_properties};
-    r.properties.insert(r.properties.end(), mach.properties.begin(), mach.properties.end());
-    (mach.role.empty() ? b.compute_resources : b.storage_resources).push_back(std::move(r));
+void Simulation::answer(const std::string& reply) {
+  waiting_for_scheduler_ += std::chrono::steady_clock::now() - pending_since_;
+  auto parsed = parse_message(reply, Direction::to_batsim);
+  std::string err = parsed ? apply(*parsed, pending_end_) : parsed.error();
+  if (!err.empty()) {
+    report_.outcome = Outcome::invalid_reply;
+    report_.error = "invalid reply to " + pending_context_ + ": " + err;
+    finish();
+  } else if (pending_end_) {
+    report_.outcome = Outcome::completed;
+    finish();
   }
-  b.workloads = {{workload_.name, workload_.file}};
-  // The workload name is a plain identifier ("w0"), so it needs no JSON escaping.
-  b.profiles = RawJson{"{\"" + workload_.name + "\":" + workload_.profiles_json.text + "}"};
-  if (!exchange(Message{Nanos::zero(), {Event{Nanos::zero(), std::move(b), {}}}, {}}, false)) return finish();
+}
 
+std::optional<std::string> Simulation::next() {
+  if (ended_) return std::nullopt;
+  if (!begun_) {
+    begun_ = true;
+    if (auto first = source_.next_subtime()) arm(*first, TimerKind::submit, 0);
+    else arm(Nanos::zero(), TimerKind::no_more_jobs, 0);
+    SimulationBegins b;
+    int compute = platform_.compute_count();
+    b.nb_resources = static_cast<int>(platform_.machines.size());
+    b.nb_compute_resources = compute;
+    b.nb_storage_resources = b.nb_resources - compute;
+    b.config = RawJson{
+        R"({"redis-enabled":false,"redis-hostname":"127.0.0.1","redis-port":6379,"redis-prefix":"default",)"
+        R"("profiles-forwarded-on-submission":false,"dynamic-jobs-enabled":false,"dynamic-jobs-acknowledged":false,)"
+        R"("profile-reuse-enabled":false,"sched-config":"","forward-unknown-events":false})"};
+    for (const Machine& mach : platform_.machines) {
+      Resource r{mach.id, mach.name, "idle", {{"role", mach.role}}, mach.zone_properties};
+      r.properties.insert(r.properties.end(), mach.properties.begin(), mach.properties.end());
+      (mach.role.empty() ? b.compute_resources : b.storage_resources).push_back(std::move(r));
+    }
+    b.workloads = {{workload_.name, workload_.file}};
+    // The workload name is a plain identifier ("w0"), so it needs no JSON escaping.
+    b.profiles = RawJson{"{\"" + workload_.name + "\":" + workload_.profiles_json.text + "}"};
+    return send(Message{Nanos::zero(), {Event{Nanos::zero(), std::move(b), {}}}, {}}, false);
+  }
   for (;;) {
     if (!outbox_.empty()) {
       Message m{clock_, std::move(outbox_), {}};
       outbox_.clear();
-      if (!exchange(std::move(m), false)) return finish();
-      continue;
+      return send(std::move(m), false);
     }
     if (timers_.empty()) {
       std::vector<size_t> waiting;  // in file order
@@ -432,11 +452,10 @@ RunReport Simulation::run() {
         report_.error = "simulation stalled at " + format_seconds(clock_) + ": " + std::to_string(waiting.size()) +
                         " submitted job(s) were neither executed nor rejected (" + list +
                         ") and no CALL_ME_LATER is pending, so nothing can happen any more";
-        return finish();
+        finish();
+        return std::nullopt;
       }
-      Message end{clock_, {Event{clock_, SimulationEnds{}, {}}}, {}};
-      if (exchange(std::move(end), true)) report_.outcome = Outcome::completed;
-      return finish();
+      return send(Message{clock_, {Event{clock_, SimulationEnds{}, {}}}, {}}, true);
     }
     // One message per instant: every timer armed before this instant began.
     Nanos t = timers_.begin()->time;
@@ -449,12 +468,15 @@ RunReport Simulation::run() {
     if (!source_error_.empty()) {
       report_.outcome = Outcome::input_failed;
       report_.error = source_error_;
-      return finish();
+      finish();
+      return std::nullopt;
     }
   }
 }
 
-RunReport Simulation::finish() {
+void Simulation::finish() {
+  if (ended_) return;
+  ended_ = true;
   ScheduleStats s = stats_;
   s.nb_computing_machines = platform_.compute_count();
   // Machine time is counted per state change, like Batsim: the time since a machine's last
@@ -471,14 +493,33 @@ RunReport Simulation::finish() {
     report_.error = outputs_.error();
   }
   report_.end_time = clock_;
-  return report_;
 }
 
 }  // namespace
 
+struct Stepper::Impl {
+  Impl(const Platform& p, JobSource& w, Outputs& o) : sim(p, w, o) {}
+  Simulation sim;
+};
+
+Stepper::Stepper(const Platform& platform, JobSource& workload, Outputs& outputs)
+    : impl_(std::make_unique<Impl>(platform, workload, outputs)) {}
+Stepper::~Stepper() = default;
+std::optional<std::string> Stepper::next() { return impl_->sim.next(); }
+void Stepper::answer(const std::string& reply) { impl_->sim.answer(reply); }
+void Stepper::abandon(const PeerStatus& status) { impl_->sim.abandon(status); }
+bool Stepper::ended() const { return impl_->sim.ended(); }
+const RunReport& Stepper::report() const { return impl_->sim.report(); }
+
 RunReport simulate(const Platform& platform, JobSource& workload, Outputs& outputs, Peer& peer) {
-  Simulation sim(platform, workload, outputs, peer);
-  return sim.run();
+  Stepper sim(platform, workload, outputs);
+  std::string reply;
+  while (std::optional<std::string> request = sim.next()) {
+    PeerStatus st = peer.exchange(*request, reply);
+    if (st.kind == PeerStatus::ok) sim.answer(reply);
+    else sim.abandon(st);
+  }
+  return sim.report();
 }
 
 RunReport simulate(const Platform& platform, const Workload& workload, Outputs& outputs, Peer& peer) {

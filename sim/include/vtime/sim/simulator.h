@@ -20,6 +20,8 @@
 //     if (r.outcome != Outcome::completed) std::fprintf(stderr, "%s\n", r.error.c_str());
 #pragma once
 
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "vtime/sim/outputs.h"
@@ -45,6 +47,36 @@ struct RunReport {
   int signal = 0;      // interrupted: which signal
   long messages = 0;   // messages sent to the scheduler
   Nanos end_time;      // simulated time when the run stopped
+};
+
+// The simulation driven one message at a time, for a caller that carries the messages itself
+// (`vtime run`'s broker calls it from its own thread: no hand-off between threads per message).
+// The same messages, byte for byte, as simulate() sends to a Peer.
+//     Stepper s(platform, *jobs, *out);
+//     while (auto request = s.next()) {
+//       std::string reply = ...;          // the scheduler's answer to *request
+//       s.answer(reply);                  // or s.abandon(status) when none will come
+//     }
+//     RunReport r = s.report();           // the outputs are written once next() gave nullopt
+class Stepper {
+ public:
+  Stepper(const Platform& platform, JobSource& workload, Outputs& outputs);
+  ~Stepper();
+  Stepper(const Stepper&) = delete;
+  Stepper& operator=(const Stepper&) = delete;
+
+  // The next message to the scheduler; nullopt once the run has ended (report() says how).
+  std::optional<std::string> next();
+  // The reply to the message next() returned last (exactly one answer() or abandon() each).
+  void answer(const std::string& reply);
+  // No reply will come (interrupted, the peer failed): the run ends and its outputs are written.
+  void abandon(const PeerStatus& status);
+  bool ended() const;
+  const RunReport& report() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 // Reads the workload's jobs from `workload` as they are submitted (open_workload: memory bounded
