@@ -18,8 +18,17 @@ namespace {
 enum class Phase : uint8_t { not_submitted, submitted, running, finished, rejected };
 
 // A job between its submission and its end: all the simulator holds per job, besides its phase.
+// What is kept of a submitted job's description: its JSON went out with JOB_SUBMITTED, and its id
+// and submission time are in the source's index (JobSource::name, subtime). A scheduler with a
+// backlog holds hundreds of thousands of these (issue 14: 1 M jobs, 293,000 waiting at once).
+struct LiveJob {
+  std::optional<Nanos> walltime;
+  int res = 1;
+  uint32_t profile = 0;  // index in Workload::profiles
+};
+
 struct JobRun {
-  WorkloadJob job;
+  LiveJob job;
   Nanos start;
   ResourceSet alloc;
   uint64_t end_seq = 0;  // key of its job_end timer while running
@@ -88,6 +97,9 @@ class Simulation {
   std::string decide(const RejectJob& r);
   std::string decide(const KillJob& k);
   std::string decide(const CallMeLater& c);
+  std::string full_id(size_t slot) const {
+    return workload_.name + "!" + std::string(source_.name(static_cast<uint32_t>(slot)));
+  }
   // The slot of a full job id ("w0!12"), if the workload has it.
   std::optional<size_t> find_job(const std::string& id) const {
     const std::string& w = workload_.name;
@@ -131,7 +143,7 @@ void Simulation::fire(const Timer& t) {
   switch (t.kind) {
     case TimerKind::submit: submit_batch(); break;
     case TimerKind::job_end: {
-      const WorkloadJob& wj = live_.at(t.index).job;
+      const LiveJob& wj = live_.at(t.index).job;
       const Profile& prof = workload_.profiles[wj.profile];
       if (wj.walltime && prof.delay >= *wj.walltime) {
         end_job(t.index, JobState::completed_walltime_reached, -1);
@@ -175,7 +187,7 @@ void Simulation::submit_batch() {
     s.job = JobDescription{wj.id, wj.res, wj.subtime, wj.walltime, workload_.profiles[wj.profile].name};
     s.job_json = std::move(wj.json);  // only JOB_SUBMITTED needs it: a job in flight holds less
     emit(std::move(s));
-    live_[j].job = std::move(wj);
+    live_[j].job = LiveJob{wj.walltime, wj.res, static_cast<uint32_t>(wj.profile)};
   }
   // The submitter goes back to sleep now, or announces that it is done.
   if (auto next = source_.next_subtime()) arm(*next, TimerKind::submit, 0);
@@ -184,7 +196,7 @@ void Simulation::submit_batch() {
 
 void Simulation::start_job(size_t j, ResourceSet alloc) {
   JobRun& r = live_.at(j);
-  const WorkloadJob& wj = r.job;
+  const LiveJob& wj = r.job;
   Nanos delay = workload_.profiles[wj.profile].delay;
   // Batsim's delay task: sleeps the whole delay only if it is strictly below the walltime.
   Nanos run_for = (wj.walltime && delay >= *wj.walltime) ? *wj.walltime : delay;
@@ -213,8 +225,11 @@ void Simulation::release(const JobRun& r) {
 void Simulation::record(size_t j, const std::string& final_state, bool success) {
   auto it = live_.find(j);
   const JobRun& r = it->second;
-  const WorkloadJob& wj = r.job;
-  JobRow row{wj.name, workload_.name, workload_.profiles[wj.profile].name, wj.subtime, wj.res, wj.walltime, std::nullopt};
+  const LiveJob& wj = r.job;
+  const uint32_t slot = static_cast<uint32_t>(j);
+  const Nanos subtime = source_.subtime(slot);
+  JobRow row{std::string(source_.name(slot)), workload_.name, workload_.profiles[wj.profile].name, subtime, wj.res,
+             wj.walltime, std::nullopt};
   if (phase_[j] == Phase::finished) {
     Nanos runtime = r.end_time - r.start;
     if (runtime == Nanos::zero()) runtime = kNullRuntime;
@@ -223,8 +238,8 @@ void Simulation::record(size_t j, const std::string& final_state, bool success) 
     ScheduleStats& s = stats_;
     ++s.nb_finished;
     Nanos finish_time = r.start + runtime;
-    long double waiting = static_cast<long double>((r.start - wj.subtime).ns()) / 1e9L;
-    long double turnaround = static_cast<long double>((finish_time - wj.subtime).ns()) / 1e9L;
+    long double waiting = static_cast<long double>((r.start - subtime).ns()) / 1e9L;
+    long double turnaround = static_cast<long double>((finish_time - subtime).ns()) / 1e9L;
     long double slowdown = turnaround / (static_cast<long double>(runtime.ns()) / 1e9L);
     s.sum_waiting += waiting;
     s.sum_turnaround += turnaround;
@@ -248,7 +263,7 @@ void Simulation::end_job(size_t j, JobState state, int return_code) {
   phase_[j] = Phase::finished;
   r.end_time = clock_;
   release(r);
-  JobCompleted done{r.job.id, state, return_code, r.alloc, {}};
+  JobCompleted done{full_id(j), state, return_code, r.alloc, {}};
   record(j, std::string(to_string(state)), state == JobState::completed_successfully);
   emit(std::move(done));
 }
@@ -274,7 +289,7 @@ std::string Simulation::decide(const ExecuteJob& e) {
     case Phase::rejected: return "job '" + e.job_id + "' was rejected, it cannot be executed";
     case Phase::submitted: break;
   }
-  const WorkloadJob& wj = live_.at(*j).job;
+  const LiveJob& wj = live_.at(*j).job;
   if (e.alloc.size() != static_cast<size_t>(wj.res))
     return "allocation '" + e.alloc.to_string() + "' has " + std::to_string(e.alloc.size()) + " resource" +
            (e.alloc.size() == 1 ? "" : "s") + " but job '" + e.job_id + "' requested " + std::to_string(wj.res);
@@ -285,7 +300,7 @@ std::string Simulation::decide(const ExecuteJob& e) {
     if (!platform_.is_compute(id)) return "resource " + std::to_string(id) + " is a storage resource, not a compute resource";
     int64_t busy = machines_[static_cast<size_t>(id)].job;
     if (busy >= 0)
-      return "resource " + std::to_string(id) + " is already computing job '" + live_.at(static_cast<size_t>(busy)).job.id +
+      return "resource " + std::to_string(id) + " is already computing job '" + full_id(static_cast<size_t>(busy)) +
              "' and compute sharing is disabled";
   }
   start_job(*j, e.alloc);
@@ -447,7 +462,7 @@ std::optional<std::string> Simulation::next() {
       if (!waiting.empty()) {
         report_.outcome = Outcome::stalled;
         std::string list;
-        for (size_t i = 0; i < waiting.size() && i < 5; ++i) list += (i ? ", " : "") + live_.at(waiting[i]).job.id;
+        for (size_t i = 0; i < waiting.size() && i < 5; ++i) list += (i ? ", " : "") + full_id(waiting[i]);
         if (waiting.size() > 5) list += ", ...";
         report_.error = "simulation stalled at " + format_seconds(clock_) + ": " + std::to_string(waiting.size()) +
                         " submitted job(s) were neither executed nor rejected (" + list +

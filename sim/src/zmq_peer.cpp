@@ -1,3 +1,4 @@
+#include <sched.h>
 #include <signal.h>
 
 #include <atomic>
@@ -46,8 +47,18 @@ protocol::Result<std::unique_ptr<ZmqPeer>> ZmqPeer::connect(const std::string& e
 }
 
 namespace {
+// How long a wait watches the socket before sleeping in poll: most replies come within tens of
+// microseconds, and being woken from poll by our own I/O thread (often on a vcpu woken from its
+// halt) costs about as much again on a virtual machine (docs/performance.md, session 13).
+constexpr std::chrono::microseconds kWatch{50};
+
 // Waits until `events` is possible on the socket; false when a stop signal arrived.
 bool wait_for(zmq::socket_t& s, short events) {
+  const auto watch_until = std::chrono::steady_clock::now() + kWatch;
+  while (std::chrono::steady_clock::now() < watch_until) {
+    if (s.get(zmq::sockopt::events) & events) return true;
+    sched_yield();
+  }
   for (;;) {
     if (g_stop.load() != 0) return false;
     zmq::pollitem_t item{s.handle(), 0, events, 0};

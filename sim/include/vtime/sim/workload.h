@@ -101,6 +101,8 @@ class JobSource {
   // The slot of a job id ("12", without the workload prefix); nullopt if no job has it.
   std::optional<uint32_t> slot(std::string_view name) const;
   Nanos subtime(uint32_t slot) const { return keys_.subtimes[slot]; }
+  // The id of a slot's job ("12", without the workload prefix).
+  std::string_view name(uint32_t slot) const { return keys_.name(slot); }
 
  protected:
   // `keys` must hold no duplicate id.
