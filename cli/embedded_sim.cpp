@@ -42,14 +42,19 @@ void EmbeddedSimulator::gone() {
                                               : "the simulator stopped: " + r.error);
 }
 
+void EmbeddedSimulator::abandon(const sim::PeerStatus& why) {
+  // The simulator used to compute its next message as soon as it had a reply, and then waited
+  // for the answer to it: it does so here too, so the outputs of an unfinished run hold the same.
+  if (!awaiting_reply_ && stepper_.next()) awaiting_reply_ = true;
+  if (awaiting_reply_) stepper_.abandon(why);
+  awaiting_reply_ = false;
+}
+
 bool EmbeddedSimulator::interrupted_if_signalled() {
   const int sig = sim::stop_signal();
   if (sig == 0 || stepper_.ended()) return false;
-  // A stop comes first, even with an answer at hand: a run that never pauses must stop too. As
-  // when the simulator ran on its own, it was waiting for the reply to its next message.
-  if (!awaiting_reply_ && stepper_.next()) awaiting_reply_ = true;
-  if (awaiting_reply_) stepper_.abandon({sim::PeerStatus::interrupted, sig, {}});
-  awaiting_reply_ = false;
+  // A stop comes first, even with an answer at hand: a run that never pauses must stop too.
+  abandon({sim::PeerStatus::interrupted, sig, {}});
   return true;
 }
 
@@ -68,12 +73,9 @@ void EmbeddedSimulator::send(const std::string& bytes) {
 }
 
 int EmbeddedSimulator::finish() {
+  // The broker stopped before SIMULATION_ENDS was answered.
   if (!stepper_.ended() && !interrupted_if_signalled()) {
-    // The broker stopped before SIMULATION_ENDS was answered. The simulator used to compute its
-    // next message as soon as it had a reply: it does so here too, so the outputs hold the same.
-    if (!awaiting_reply_ && stepper_.next()) awaiting_reply_ = true;
-    if (awaiting_reply_) stepper_.abandon({sim::PeerStatus::failed, 0, "the broker stopped before answering"});
-    awaiting_reply_ = false;
+    abandon({sim::PeerStatus::failed, 0, "the broker stopped before answering"});
   }
   if (signal_thread_.joinable()) {
     const uint64_t one = 1;

@@ -50,6 +50,7 @@ class EmbeddedSimulator : public broker::BatsimPort {
  private:
   [[noreturn]] void gone();        // throws SimulatorGone for the ended run
   bool interrupted_if_signalled();  // a stop signal arrived: the run ends, interrupted
+  void abandon(const sim::PeerStatus& why);  // ends the run: no answer will come
 
   sim::Platform platform_;
   std::unique_ptr<sim::JobSource> workload_;

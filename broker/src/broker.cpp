@@ -291,11 +291,11 @@ class Conversation {
       // with periodic_fcfs went from 3.6 s to 2.25 s, the event-based twin's time).
       auto spin_until = Clock::now() + kReplySpin;
       while (!(replied = reply_ready()) && Clock::now() < spin_until) sched_yield();
-    }
-    if (!replied && opts_.sync == SyncPolicy::kExact && opts_.wall_factor == 0) {
-      zmq::pollitem_t items[] = {{sched_.handle(), 0, ZMQ_POLLIN, 0}};
-      zmq::poll(items, 1, std::chrono::milliseconds(2));
-      replied = (items[0].revents & ZMQ_POLLIN) != 0;
+      if (!replied) {
+        zmq::pollitem_t items[] = {{sched_.handle(), 0, ZMQ_POLLIN, 0}};
+        zmq::poll(items, 1, std::chrono::milliseconds(2));
+        replied = (items[0].revents & ZMQ_POLLIN) != 0;
+      }
     }
     for (;;) {
       if (replied || reply_ready()) break;

@@ -92,6 +92,7 @@ class Simulation {
 
   // ---- the conversation
   std::string send(Message m, bool is_end);  // what next() returns; remembers what answer() needs
+  Message begins() const;                    // SIMULATION_BEGINS for the platform and workload
   std::string apply(const Message& reply, bool is_end);
   std::string decide(const ExecuteJob& e);
   std::string decide(const RejectJob& r);
@@ -423,30 +424,34 @@ void Simulation::answer(const std::string& reply) {
   }
 }
 
+Message Simulation::begins() const {
+  SimulationBegins b;
+  int compute = platform_.compute_count();
+  b.nb_resources = static_cast<int>(platform_.machines.size());
+  b.nb_compute_resources = compute;
+  b.nb_storage_resources = b.nb_resources - compute;
+  b.config = RawJson{
+      R"({"redis-enabled":false,"redis-hostname":"127.0.0.1","redis-port":6379,"redis-prefix":"default",)"
+      R"("profiles-forwarded-on-submission":false,"dynamic-jobs-enabled":false,"dynamic-jobs-acknowledged":false,)"
+      R"("profile-reuse-enabled":false,"sched-config":"","forward-unknown-events":false})"};
+  for (const Machine& mach : platform_.machines) {
+    Resource r{mach.id, mach.name, "idle", {{"role", mach.role}}, mach.zone_properties};
+    r.properties.insert(r.properties.end(), mach.properties.begin(), mach.properties.end());
+    (mach.role.empty() ? b.compute_resources : b.storage_resources).push_back(std::move(r));
+  }
+  b.workloads = {{workload_.name, workload_.file}};
+  // The workload name is a plain identifier ("w0"), so it needs no JSON escaping.
+  b.profiles = RawJson{"{\"" + workload_.name + "\":" + workload_.profiles_json.text + "}"};
+  return Message{Nanos::zero(), {Event{Nanos::zero(), std::move(b), {}}}, {}};
+}
+
 std::optional<std::string> Simulation::next() {
   if (ended_) return std::nullopt;
   if (!begun_) {
     begun_ = true;
     if (auto first = source_.next_subtime()) arm(*first, TimerKind::submit, 0);
     else arm(Nanos::zero(), TimerKind::no_more_jobs, 0);
-    SimulationBegins b;
-    int compute = platform_.compute_count();
-    b.nb_resources = static_cast<int>(platform_.machines.size());
-    b.nb_compute_resources = compute;
-    b.nb_storage_resources = b.nb_resources - compute;
-    b.config = RawJson{
-        R"({"redis-enabled":false,"redis-hostname":"127.0.0.1","redis-port":6379,"redis-prefix":"default",)"
-        R"("profiles-forwarded-on-submission":false,"dynamic-jobs-enabled":false,"dynamic-jobs-acknowledged":false,)"
-        R"("profile-reuse-enabled":false,"sched-config":"","forward-unknown-events":false})"};
-    for (const Machine& mach : platform_.machines) {
-      Resource r{mach.id, mach.name, "idle", {{"role", mach.role}}, mach.zone_properties};
-      r.properties.insert(r.properties.end(), mach.properties.begin(), mach.properties.end());
-      (mach.role.empty() ? b.compute_resources : b.storage_resources).push_back(std::move(r));
-    }
-    b.workloads = {{workload_.name, workload_.file}};
-    // The workload name is a plain identifier ("w0"), so it needs no JSON escaping.
-    b.profiles = RawJson{"{\"" + workload_.name + "\":" + workload_.profiles_json.text + "}"};
-    return send(Message{Nanos::zero(), {Event{Nanos::zero(), std::move(b), {}}}, {}}, false);
+    return send(begins(), false);
   }
   for (;;) {
     if (!outbox_.empty()) {
