@@ -31,6 +31,9 @@ int run_sim(const SimOptions& o) {
   auto platform = o.platform.empty() ? sim::make_platform(o.hosts, o.master)
                                      : sim::load_platform_xml(o.platform, o.master);
   if (!platform) return fail(platform.error(), kExitUsage);
+  // Once, what the model leaves out of the platform (docs/sim.md, "Simulation model").
+  for (const std::string& what : platform->ignored)
+    std::fprintf(stderr, "vtime sim: note: %s\n", what.c_str());
   auto workload = sim::open_workload(o.workload, "w0");
   if (!workload) return fail(workload.error(), kExitUsage);
   auto peer = sim::ZmqPeer::connect(o.endpoint);

@@ -7,7 +7,6 @@
 namespace vtime::sim {
 
 using protocol::Error;
-using protocol::format_seconds_6;
 
 namespace {
 std::string fixed(long double v) {
@@ -15,7 +14,7 @@ std::string fixed(long double v) {
   std::snprintf(buf, sizeof buf, "%Lf", v);
   return buf;
 }
-long double secs(Nanos t) { return static_cast<long double>(t.ns()) / 1e9L; }
+long double secs(SimTime t) { return t.seconds(); }
 }  // namespace
 
 std::string jobs_csv_header() {
@@ -47,10 +46,10 @@ std::string jobs_csv_row(const JobRow& r) {
                   (r.walltime ? format_seconds_6(*r.walltime) : std::string("-1.000000")) + ",";
   if (!r.run) return s + "0,REJECTED,,,,,,,,,\"\"\n";
   const JobRow::Run& x = *r.run;
-  Nanos finish = x.start + x.runtime;
-  Nanos waiting = x.start - r.submission;
-  Nanos turnaround = finish - r.submission;
-  long double stretch = static_cast<long double>(turnaround.ns()) / static_cast<long double>(x.runtime.ns());
+  SimTime finish = x.start + x.runtime;
+  SimTime waiting = x.start - r.submission;
+  SimTime turnaround = finish - r.submission;
+  long double stretch = turnaround.seconds() / x.runtime.seconds();
   s += std::string(x.success ? "1" : "0") + "," + x.final_state + "," + format_seconds_6(x.start) + "," +
        format_seconds_6(x.runtime) + "," + format_seconds_6(finish) + "," + format_seconds_6(waiting) + "," +
        format_seconds_6(turnaround) + "," + fixed(stretch) + "," + x.allocation + ",-1.000000,\"\"\n";

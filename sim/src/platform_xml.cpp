@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "network.h"
 #include "vtime/sim/platform.h"
 
 namespace vtime::sim {
@@ -173,11 +174,14 @@ struct Host {
   StringPairs props;
   int zone = -1;   // index in zones, -1 for cluster hosts (their zone is the cluster itself)
   int line = 0;
+  double speed = 1e9;
 };
 
 struct Frame {
   std::string name;
-  enum Kind { zone, host, cluster, other } kind = other;
+  enum Kind { zone, host, cluster, route, config, other } kind = other;
+  Tag tag;                        // route: its attributes
+  std::vector<std::pair<std::string, std::string>> links;  // route: its <link_ctn>s
   int index = -1;                 // zone index or host index
   std::vector<size_t> hosts;      // cluster: its hosts
   int line = 0;
@@ -206,6 +210,10 @@ std::vector<long> parse_radical(const std::string& r, const Scanner& sc, int lin
   return out;
 }
 
+std::optional<long double> parse_speed_fn(const std::string& s) { return detail::parse_speed(s); }
+std::optional<long double> parse_bandwidth_fn(const std::string& s) { return detail::parse_bandwidth(s); }
+std::optional<long double> parse_time_fn(const std::string& s) { return detail::parse_time(s); }
+
 const std::string& require_attr(const Tag& t, std::string_view key, const Scanner& sc) {
   const std::string* v = t.attr(key);
   if (v == nullptr) sc.fail(t.line, "<" + t.name + "> has no '" + std::string(key) + "' attribute");
@@ -213,7 +221,7 @@ const std::string& require_attr(const Tag& t, std::string_view key, const Scanne
 }
 
 Platform build(std::vector<Host> hosts, const std::vector<StringPairs>& zones,
-               const std::string& origin, const std::string& master_name) {
+               const std::string& origin, const std::string& master_name, const detail::Network* net) {
   // SimGrid keeps hosts in a name-ordered map; Batsim numbers machines in that order.
   std::sort(hosts.begin(), hosts.end(), [](const Host& a, const Host& b) { return a.name < b.name; });
   for (size_t i = 1; i < hosts.size(); ++i)
@@ -242,6 +250,7 @@ Platform build(std::vector<Host> hosts, const std::vector<StringPairs>& zones,
     m.name = h.name;
     m.role = role == "storage" ? "storage" : "";
     m.properties = std::move(props);
+    m.speed = h.speed;
     if (h.zone >= 0) m.zone_properties = zones[static_cast<size_t>(h.zone)];
     p.machines.push_back(std::move(m));
   }
@@ -250,6 +259,18 @@ Platform build(std::vector<Host> hosts, const std::vector<StringPairs>& zones,
                      "' or carry <prop id=\"role\" value=\"master\"/> (it runs the scheduler and "
                      "computes no job)");
   if (p.compute_count() == 0) throw XmlFailure(origin + ": no compute host besides the master host");
+  if (net) {
+    // What Batsim's internal messages cost: every one goes to the server, on the master host.
+    auto self = net->route(p.master_name, p.master_name);
+    if (!self) throw XmlFailure(origin + ": " + self.error());
+    p.master_route = *self;
+    for (Machine& m : p.machines) {
+      if (!m.role.empty()) continue;  // storage: no job runs there, so it sends nothing
+      auto r = net->route(m.name, p.master_name);
+      if (!r) throw XmlFailure(origin + ": " + r.error());
+      m.to_master = *r;
+    }
+  }
   return p;
 }
 
@@ -271,6 +292,29 @@ Result<Platform> parse_platform_xml(const std::string& text, const std::string& 
     std::vector<Host> hosts;
     std::vector<StringPairs> zones;
     std::vector<Frame> stack;
+    detail::Network net;
+    std::vector<std::string> ignored;
+    auto note = [&](const std::string& what) {
+      if (std::find(ignored.begin(), ignored.end(), what) == ignored.end()) ignored.push_back(what);
+    };
+    auto check = [&](const Tag& t, const std::string& err) {
+      if (!err.empty()) sc.fail(t.line, err);
+    };
+    auto unit = [&](const Tag& t, std::string_view key, auto parse, const char* dflt) -> long double {
+      const std::string* v = t.attr(key);
+      std::string value = v ? *v : std::string(dflt ? dflt : "");
+      if (!v && !dflt) sc.fail(t.line, "<" + t.name + "> has no '" + std::string(key) + "' attribute");
+      if (value.empty()) return 0;
+      auto x = parse(value);
+      if (!x) sc.fail(t.line, "<" + t.name + "> attribute " + std::string(key) + "=\"" + value + "\" is not a value SimGrid reads");
+      return *x;
+    };
+    auto refuse_traces = [&](const Tag& t) {
+      for (const char* k : {"availability_file", "state_file", "speed_file", "bandwidth_file", "latency_file"})
+        if (t.attr(k))
+          sc.fail(t.line, "<" + t.name + "> has '" + k + "': vtime sim does not model availability or speed traces "
+                          "(use --batsim with real Batsim)");
+    };
     bool seen_root = false;
     Tag t;
     while (sc.next(t)) {
@@ -279,7 +323,18 @@ Result<Platform> parse_platform_xml(const std::string& text, const std::string& 
           sc.fail(t.line, "</" + t.name + "> does not close " +
                               (stack.empty() ? std::string("any open element")
                                              : "<" + stack.back().name + "> opened at line " + std::to_string(stack.back().line)));
+        Frame done = std::move(stack.back());
         stack.pop_back();
+        if (done.kind == Frame::zone) net.close_zone();
+        if (done.kind == Frame::route) {
+          const Tag& r = done.tag;
+          const std::string* sym = r.attr("symmetrical");
+          bool symmetrical = !sym || *sym == "YES" || *sym == "yes";
+          bool zone_route = r.name != "route";
+          check(r, net.add_route(require_attr(r, zone_route ? "src" : "src", sc), require_attr(r, "dst", sc),
+                                 zone_route ? require_attr(r, "gw_src", sc) : "",
+                                 zone_route ? require_attr(r, "gw_dst", sc) : "", done.links, symmetrical));
+        }
         continue;
       }
       if (!seen_root) {
@@ -292,27 +347,108 @@ Result<Platform> parse_platform_xml(const std::string& text, const std::string& 
       int zone = -1;
       for (auto it = stack.rbegin(); it != stack.rend(); ++it)
         if (it->kind == Frame::zone) { zone = it->index; break; }
+      bool in_config = !stack.empty() && stack.back().kind == Frame::config;
       if (t.name == "zone" || t.name == "AS") {
         f.kind = Frame::zone;
         f.index = static_cast<int>(zones.size());
         zones.emplace_back();
+        const std::string* routing = t.attr("routing");
+        check(t, net.open_zone(require_attr(t, "id", sc), routing ? *routing : "None"));
+        if (t.self_closing) net.close_zone();
       } else if (t.name == "host") {
         f.kind = Frame::host;
         f.index = static_cast<int>(hosts.size());
-        hosts.push_back(Host{require_attr(t, "id", sc), {}, zone, t.line});
+        refuse_traces(t);
+        const std::string* coords = t.attr("coordinates");
+        hosts.push_back(Host{require_attr(t, "id", sc), {}, zone, t.line,
+                             static_cast<double>(unit(t, "speed", parse_speed_fn, "1Gf"))});
+        check(t, net.add_host(hosts.back().name, coords ? *coords : ""));
       } else if (t.name == "cluster" || t.name == "cabinet") {
         f.kind = Frame::cluster;
         const std::string& prefix = require_attr(t, "prefix", sc);
         const std::string& radical = require_attr(t, "radical", sc);
         const std::string* suffix = t.attr("suffix");
-        for (long i : parse_radical(radical, sc, t.line)) {
+        std::vector<long> radicals = parse_radical(radical, sc, t.line);
+        // SimGrid requires speed, bw and lat; vtime's older reader did not, so a file without them
+        // still reads: 1 Gflop/s, and no network inside the cluster.
+        double speed = static_cast<double>(unit(t, "speed", parse_speed_fn, "1Gf"));
+        for (long i : radicals) {
           f.hosts.push_back(hosts.size());
-          hosts.push_back(Host{prefix + std::to_string(i) + (suffix ? *suffix : ""), {}, -1, t.line});
+          hosts.push_back(Host{prefix + std::to_string(i) + (suffix ? *suffix : ""), {}, -1, t.line, speed});
+        }
+        if (t.name == "cluster") {
+          if (const std::string* topo = t.attr("topology"); topo && *topo != "FLAT")
+            sc.fail(t.line, "cluster '" + require_attr(t, "id", sc) + "' has topology " + *topo +
+                                ": vtime sim only models flat clusters (use --batsim with real Batsim)");
+          detail::Network::Cluster c;
+          c.id = require_attr(t, "id", sc);
+          c.prefix = prefix;
+          c.suffix = suffix ? *suffix : "";
+          c.radicals = radicals;
+          c.bw = unit(t, "bw", parse_bandwidth_fn, "");
+          c.lat = unit(t, "lat", parse_time_fn, "");
+          c.has_links = t.attr("bw") != nullptr;
+          c.bb_bw = unit(t, "bb_bw", parse_bandwidth_fn, "");
+          c.bb_lat = unit(t, "bb_lat", parse_time_fn, "");
+          c.loopback_bw = unit(t, "loopback_bw", parse_bandwidth_fn, "");
+          c.loopback_lat = unit(t, "loopback_lat", parse_time_fn, "");
+          c.limiter = unit(t, "limiter_link", parse_bandwidth_fn, "");
+          if (const std::string* v = t.attr("sharing_policy")) c.policy = *v;
+          if (const std::string* v = t.attr("bb_sharing_policy")) c.bb_policy = *v;
+          if (const std::string* v = t.attr("router_id")) c.router_id = *v;
+          check(t, net.add_cluster(c));
+        } else {
+          check(t, net.add_cabinet(prefix, suffix ? *suffix : "", radicals, unit(t, "bw", parse_bandwidth_fn, nullptr),
+                                   unit(t, "lat", parse_time_fn, nullptr)));
+        }
+      } else if (t.name == "router") {
+        const std::string* coords = t.attr("coordinates");
+        check(t, net.add_router(require_attr(t, "id", sc), coords ? *coords : ""));
+      } else if (t.name == "link") {
+        refuse_traces(t);
+        const std::string* policy = t.attr("sharing_policy");
+        check(t, net.add_link(require_attr(t, "id", sc), unit(t, "bandwidth", parse_bandwidth_fn, nullptr),
+                              unit(t, "latency", parse_time_fn, "0"), policy ? *policy : "SHARED"));
+      } else if (t.name == "backbone") {
+        check(t, net.add_backbone(require_attr(t, "id", sc), unit(t, "bandwidth", parse_bandwidth_fn, nullptr),
+                                  unit(t, "latency", parse_time_fn, nullptr)));
+      } else if (t.name == "host_link") {
+        check(t, net.add_host_link(require_attr(t, "id", sc), require_attr(t, "up", sc), require_attr(t, "down", sc)));
+      } else if (t.name == "route" || t.name == "zoneRoute" || t.name == "ASroute") {
+        f.kind = Frame::route;
+        f.tag = t;
+        if (t.self_closing) sc.fail(t.line, "<" + t.name + "> has no link");
+      } else if (t.name == "link_ctn") {
+        if (stack.empty() || stack.back().kind != Frame::route) sc.fail(t.line, "<link_ctn> outside a route");
+        const std::string* dir = t.attr("direction");
+        stack.back().links.emplace_back(require_attr(t, "id", sc), dir ? *dir : "NONE");
+      } else if (t.name == "bypassRoute" || t.name == "bypassZoneRoute" || t.name == "bypassASroute" ||
+                 t.name == "peer" || t.name == "trace" || t.name == "trace_connect" || t.name == "include" ||
+                 t.name == "disk" || t.name == "storage" || t.name == "storage_type" || t.name == "mount") {
+        sc.fail(t.line, "<" + t.name + "> is not modelled by vtime sim (use --batsim with real Batsim)");
+      } else if (t.name == "config") {
+        f.kind = Frame::config;
+      } else if (t.name == "prop" && in_config) {
+        const std::string& key = require_attr(t, "id", sc);
+        const std::string& value = require_attr(t, "value", sc);
+        if (key == "network/TCP-gamma" || key == "network/TCP_gamma" || key == "network/loopback-lat") {
+          auto v = key == "network/loopback-lat" ? detail::parse_time(value) : std::optional<long double>(std::strtold(value.c_str(), nullptr));
+          if (!v) sc.fail(t.line, "config '" + key + "' has a bad value '" + value + "'");
+          net.set_config(key, *v);
+        } else if (key == "network/loopback-bw") {
+          auto v = detail::parse_bandwidth(value);
+          if (!v) sc.fail(t.line, "config '" + key + "' has a bad value '" + value + "'");
+          net.set_config(key, *v);
+        } else if (key.rfind("contexts/", 0) != 0 && key.rfind("network/model", 0) != 0 &&
+                   key.rfind("network/coordinates", 0) != 0) {
+          note("the platform's SimGrid configuration '" + key + "' is ignored");
         }
       } else if (t.name == "prop" && !stack.empty()) {
         Frame& parent = stack.back();
-        if (parent.kind != Frame::other) {
+        if (parent.kind == Frame::zone || parent.kind == Frame::host || parent.kind == Frame::cluster) {
           std::pair<std::string, std::string> kv{require_attr(t, "id", sc), require_attr(t, "value", sc)};
+          if (kv.first.rfind("watt", 0) == 0 || kv.first == "sleep_pstates")
+            note("the platform's energy properties are ignored (as by real Batsim without --energy)");
           if (parent.kind == Frame::zone) zones[static_cast<size_t>(parent.index)].push_back(kv);
           else if (parent.kind == Frame::host) hosts[static_cast<size_t>(parent.index)].props.push_back(kv);
           else for (size_t h : parent.hosts) hosts[h].props.push_back(kv);  // SimGrid copies cluster props to each host
@@ -322,7 +458,9 @@ Result<Platform> parse_platform_xml(const std::string& text, const std::string& 
     }
     if (!seen_root) sc.fail(sc.line(), "no XML element found (expected <platform>)");
     if (!stack.empty()) sc.fail(sc.line(), "<" + stack.back().name + "> opened at line " + std::to_string(stack.back().line) + " is never closed");
-    return build(std::move(hosts), zones, origin, master_name);
+    Platform p = build(std::move(hosts), zones, origin, master_name, &net);
+    p.ignored = std::move(ignored);
+    return p;
   } catch (const XmlFailure& e) {
     return Error{e.what()};
   }
@@ -341,7 +479,7 @@ Result<Platform> make_platform(int n, const std::string& master_name) {
     std::vector<Host> hosts;
     hosts.push_back(Host{master_name, {}, 0, 0});
     for (int i = 0; i < n; ++i) hosts.push_back(Host{"host" + std::to_string(i), {}, 0, 0});
-    return build(std::move(hosts), {StringPairs{}}, "--hosts " + std::to_string(n), master_name);
+    return build(std::move(hosts), {StringPairs{}}, "--hosts " + std::to_string(n), master_name, nullptr);
   } catch (const XmlFailure& e) {
     return Error{e.what()};
   }

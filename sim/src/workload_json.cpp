@@ -1,6 +1,8 @@
 // Reads a Batsim JSON workload. This is input-file parsing, not protocol work: the parts the
 // scheduler will see are handed to the protocol module as canonical JSON text.
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -39,9 +41,24 @@ RawJson canonical(const Json& j) {
 
 }  // namespace
 
+namespace {
+
+double flops_of(const Json& v, const std::string& where, const std::string& field) {
+  if (!v.is_number()) throw WorkloadFailure(where + ": field '" + field + "' must be a number (got " + kind(v) + ")");
+  double x = v.get<double>();
+  if (!(x >= 0) || !std::isfinite(x)) throw WorkloadFailure(where + ": field '" + field + "' must be a non-negative number");
+  return x;
+}
+
+const char* kSharing = "a parallel task that communicates needs SimGrid's flow-level network sharing, which vtime "
+                       "sim does not model";
+
+}  // namespace
+
 ProfileIndex read_profiles(const Json& profiles, const std::string& path, WorkloadInfo& info) {
   const std::string file = file_label(path);
   ProfileIndex index;
+  std::vector<std::vector<std::string>> seqs;  // composed: names, resolved once all are read
   for (auto it = profiles.begin(); it != profiles.end(); ++it) {
     std::string where = file + ": profile '" + it.key() + "'";
     const Json& p = it.value();
@@ -50,10 +67,44 @@ ProfileIndex read_profiles(const Json& profiles, const std::string& path, Worklo
     Profile prof;
     prof.name = it.key();
     prof.type = p["type"].get<std::string>();
+    auto need = [&](const char* field) -> const Json& {
+      if (!p.contains(field)) throw WorkloadFailure(where + ": missing field '" + std::string(field) + "'");
+      return p[field];
+    };
+    seqs.emplace_back();
     if (prof.type == "delay") {
-      if (!p.contains("delay")) throw WorkloadFailure(where + ": missing field 'delay'");
-      prof.delay = seconds_of(p["delay"], where, "delay");
+      prof.delay = seconds_of(need("delay"), where, "delay");
       if (prof.delay < Nanos::zero()) throw WorkloadFailure(where + ": field 'delay' must not be negative");
+    } else if (prof.type == "parallel_homogeneous" || prof.type == "parallel_homogeneous_total") {
+      prof.cpu = {flops_of(need("cpu"), where, "cpu")};
+      double com = flops_of(need("com"), where, "com");
+      if (com > 0) prof.unsupported = std::string(kSharing) + " (com = " + need("com").dump() + " bytes)";
+    } else if (prof.type == "parallel") {
+      const Json& cpu = need("cpu");
+      const Json& com = need("com");
+      if (!cpu.is_array() || cpu.empty()) throw WorkloadFailure(where + ": field 'cpu' must be a non-empty array of flops");
+      for (const Json& c : cpu) prof.cpu.push_back(flops_of(c, where, "cpu"));
+      size_t n = prof.cpu.size();
+      if (!com.is_array() || com.size() != n * n)
+        throw WorkloadFailure(where + ": field 'com' must be an array of " + std::to_string(n * n) + " numbers (cpu has " +
+                              std::to_string(n) + ")");
+      for (const Json& c : com)
+        if (flops_of(c, where, "com") > 0) prof.unsupported = std::string(kSharing) + " (its 'com' matrix is not all zeros)";
+    } else if (prof.type == "composed") {
+      if (p.contains("repeat")) {
+        if (!p["repeat"].is_number_integer() || p["repeat"].get<int64_t>() < 1 || p["repeat"].get<int64_t>() > 1'000'000'000)
+          throw WorkloadFailure(where + ": field 'repeat' must be a positive integer (got " + kind(p["repeat"]) + ")");
+        prof.repeat = static_cast<uint32_t>(p["repeat"].get<int64_t>());
+      }
+      const Json& seq = need("seq");
+      if (!seq.is_array() || seq.empty()) throw WorkloadFailure(where + ": field 'seq' must be a non-empty array of profile names");
+      for (const Json& name : seq) {
+        if (!name.is_string()) throw WorkloadFailure(where + ": field 'seq' must hold profile names (got " + kind(name) + ")");
+        seqs.back().push_back(name.get<std::string>());
+      }
+    } else {
+      prof.unsupported = "profile type '" + prof.type + "' is not simulated by vtime sim (it simulates delay, parallel, "
+                         "parallel_homogeneous, parallel_homogeneous_total without communication, and composed)";
     }
     if (p.contains("ret")) {
       if (!p["ret"].is_number_integer()) throw WorkloadFailure(where + ": field 'ret' must be an integer");
@@ -62,6 +113,29 @@ ProfileIndex read_profiles(const Json& profiles, const std::string& path, Worklo
     index.emplace(prof.name, info.profiles.size());
     info.profiles.push_back(std::move(prof));
   }
+  // Composed profiles: their steps, then (depth first, refusing cycles) whether they can run.
+  for (size_t i = 0; i < info.profiles.size(); ++i)
+    for (const std::string& name : seqs[i]) {
+      auto it = index.find(name);
+      if (it == index.end())
+        throw WorkloadFailure(file + ": profile '" + info.profiles[i].name + "': its 'seq' uses profile '" + name +
+                              "', which is not defined");
+      info.profiles[i].seq.push_back(static_cast<uint32_t>(it->second));
+    }
+  std::vector<int> state(info.profiles.size(), 0);  // 0 new, 1 on the path, 2 done
+  std::function<void(size_t)> visit = [&](size_t i) {
+    if (state[i] == 2) return;
+    if (state[i] == 1)
+      throw WorkloadFailure(file + ": profile '" + info.profiles[i].name + "' contains itself (composed profiles form a cycle)");
+    state[i] = 1;
+    for (uint32_t s : info.profiles[i].seq) {
+      visit(s);
+      if (info.profiles[i].unsupported.empty() && !info.profiles[s].unsupported.empty())
+        info.profiles[i].unsupported = "its step '" + info.profiles[s].name + "': " + info.profiles[s].unsupported;
+    }
+    state[i] = 2;
+  };
+  for (size_t i = 0; i < info.profiles.size(); ++i) visit(i);
   info.profiles_json = canonical(profiles);
   return index;
 }
@@ -114,10 +188,17 @@ WorkloadJob read_job(Json job, size_t i, const std::string& path, const Workload
   auto pit = profiles.find(pname);
   if (pit == profiles.end()) throw WorkloadFailure(where + ": profile '" + pname + "' is not defined in 'profiles'");
   const Profile& prof = info.profiles[pit->second];
-  if (prof.type != "delay")
-    throw WorkloadFailure(where + ": profile '" + pname + "' has type '" + prof.type +
-                          "'; vtime sim only simulates 'delay' profiles (use real Batsim and "
-                          "SimGrid for other profile types)");
+  if (!prof.unsupported.empty())
+    throw WorkloadFailure(where + ": profile '" + pname + "': " + prof.unsupported + "; use --batsim with real Batsim");
+  // Batsim: a parallel task has one executor per resource (custom mappings are not supported).
+  std::function<void(size_t)> check_size = [&](size_t pi) {
+    const Profile& q = info.profiles[pi];
+    if (q.type == "parallel" && q.cpu.size() != static_cast<size_t>(j.res))
+      throw WorkloadFailure(where + ": requests " + std::to_string(j.res) + " resources but its profile '" + q.name +
+                            "' is a parallel task of " + std::to_string(q.cpu.size()) + " executors");
+    for (uint32_t s : q.seq) check_size(s);
+  };
+  check_size(pit->second);
   j.profile = pit->second;
   if (describe) {
     job["id"] = j.id;  // Batsim forwards the description with the full id, key order kept

@@ -64,7 +64,7 @@ std::string both(const std::string& text) {
   return "(accepted)";
 }
 
-const std::string kProfiles = R"("profiles": {"d": {"type": "delay", "delay": 1}, "p": {"type": "parallel_homogeneous", "cpu": 1, "com": 0}})";
+const std::string kProfiles = R"("profiles": {"d": {"type": "delay", "delay": 1}, "p": {"type": "parallel_homogeneous", "cpu": 1, "com": 8}})";
 
 }  // namespace
 
@@ -112,8 +112,8 @@ TEST(JobSource, BrokenFilesGetTheWholeFileReadersMessage) {
   EXPECT_EQ(both("{\"jobs\": [" + job("1", ", \"walltime\": 0") + "], " + kProfiles + "}"),
             "workload 'wl.json': job 0 (id '1'): field 'walltime' must be -1 (none) or strictly positive (got number 0)");
   EXPECT_EQ(both(R"({"jobs": [{"id": "1", "subtime": 0, "res": 1, "profile": "p"}], )" + kProfiles + "}"),
-            "workload 'wl.json': job 0 (id '1'): profile 'p' has type 'parallel_homogeneous'; vtime sim only simulates "
-            "'delay' profiles (use real Batsim and SimGrid for other profile types)");
+            "workload 'wl.json': job 0 (id '1'): profile 'p': a parallel task that communicates needs SimGrid's "
+            "flow-level network sharing, which vtime sim does not model (com = 8 bytes); use --batsim with real Batsim");
   EXPECT_EQ(both("{\"jobs\": [" + job("1") + "]}"), "workload 'wl.json': missing object 'profiles'");
   EXPECT_EQ(both("{\"jobs\": 5, " + kProfiles + "}"), "workload 'wl.json': missing array 'jobs'");
   EXPECT_EQ(both("[1, 2]"), "workload 'wl.json': must be a JSON object with 'jobs' and 'profiles'");

@@ -4,14 +4,18 @@
 
 using namespace vtime::sim;
 
+namespace {
+SimTime at(Nanos n) { return SimTime::from_nanos(n); }
+}  // namespace
+
 TEST(Outputs, JobRowsUseBatsimColumnsAndFormats) {
-  JobRow r{"10", "w0", "delay10", Nanos::seconds(42), 2, Nanos::seconds(5), std::nullopt};
-  r.run = JobRow::Run{"COMPLETED_WALLTIME_REACHED", false, Nanos::from_ns(130'005'200'000), Nanos::seconds(5), "10-11"};
+  JobRow r{"10", "w0", "delay10", at(Nanos::seconds(42)), 2, at(Nanos::seconds(5)), std::nullopt};
+  r.run = JobRow::Run{"COMPLETED_WALLTIME_REACHED", false, at(Nanos::from_ns(130'005'200'000)), at(Nanos::seconds(5)), "10-11"};
   // A row of real Batsim's py_fcfs_wl20 output, verbatim.
   EXPECT_EQ(jobs_csv_row(r),
             "10,w0,delay10,42.000000,2,5.000000,0,COMPLETED_WALLTIME_REACHED,130.005200,5.000000,135.005200,"
             "88.005200,93.005200,18.601040,10-11,-1.000000,\"\"\n");
-  JobRow rejected{"0", "w0", "delay170", Nanos::zero(), 1, std::nullopt, std::nullopt};
+  JobRow rejected{"0", "w0", "delay170", at(Nanos::zero()), 1, std::nullopt, std::nullopt};
   EXPECT_EQ(jobs_csv_row(rejected), "0,w0,delay170,0.000000,1,-1.000000,0,REJECTED,,,,,,,,,\"\"\n");
   EXPECT_EQ(jobs_csv_header().substr(0, 40), "job_id,workload_name,profile,submission_");
 }
@@ -23,10 +27,10 @@ TEST(Outputs, ScheduleRowIsAlphabeticalAndAveragesOverAllJobs) {
   s.nb_success = 2;
   s.nb_rejected = 2;
   s.nb_computing_machines = 16;
-  s.makespan = Nanos::seconds(100);
+  s.makespan = at(Nanos::seconds(100));
   s.sum_waiting = 10;
   s.max_waiting = 10;
-  s.time_computing = Nanos::seconds(30);
+  s.time_computing = at(Nanos::seconds(30));
   std::string csv = schedule_csv(s);
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "batsim_version,consumed_joules,makespan,max_slowdown,max_turnaround_time,max_waiting_time,"

@@ -42,9 +42,17 @@ TEST(Platform, ExpandsClustersAndHonoursRoles) {
       <prop id="role" value="storage"/>
     </cluster>
     <link id="backbone" bandwidth="1.25GBps" latency="500us" />
+    <zoneRoute src="compute" dst="mgmt" gw_src="hostcompute_router" gw_dst="master_hostmgmt_router">
+      <link_ctn id="backbone"/>
+    </zoneRoute>
   </zone></platform>)", "t", "master_host");
   ASSERT_TRUE(p) << p.error();
   EXPECT_EQ(p->master_name, "master_host0");
+  // Batsim's messages to the server: host0's link up (50 us), the backbone (500 us), the master's
+  // link down (1 s, made up), then one byte at 1 B/s; from the master to itself up and down: 2 s.
+  EXPECT_EQ(p->machines[2].to_master.latency, SimTime::from_seconds(1.00055L));
+  EXPECT_EQ(p->machines[2].to_master.byte, SimTime::from_seconds(1.0L));
+  EXPECT_EQ(p->master_route.latency, SimTime::from_seconds(2.0L));
   EXPECT_EQ(p->compute_count(), 16);
   ASSERT_EQ(p->machines.size(), 18u);
   EXPECT_EQ(p->machines[0].name, "disk0.x");

@@ -126,6 +126,35 @@ def golden(workload, hosts=False):
     return case
 
 
+def golden_net(workload):
+    """event_fcfs on real Batsim's platform16 (internal messages cross the network) gives
+    exactly batsched fcfs's schedule under real Batsim 4.2.1."""
+    def case(env):
+        inputs = os.path.join(env.data, "batsim-4.2.1", "inputs")
+        w = os.path.join(inputs, workload + ".json")
+        if not os.path.exists(w):
+            w = env.workload(workload)
+        rc, err, src = env.run([env.fcfs, "-s", env.endpoint],
+                               ["-p", os.path.join(inputs, "platform16.xml"), "-w", w, "-e", env.prefix])
+        expect_clean(rc, err, src)
+        g = os.path.join(env.data, "golden", "net16_%s_batschedfcfs" % workload)
+        got = {r["job_id"]: r for r in read_rows(env.prefix + "_jobs.csv")}
+        want = {r["job_id"]: r for r in read_rows(os.path.join(g, "out_jobs.csv"))}
+        check(set(got) == set(want), "job sets differ")
+        cols = ["final_state", "starting_time", "finish_time", "allocated_resources"]
+        bad = [(j, c, want[j][c], got[j][c]) for j in sorted(want) for c in cols if want[j][c] != got[j][c]]
+        check(not bad, "%d differences from real Batsim (job, column, real, vtime), first: %s" % (len(bad), bad[:5]))
+        same_schedule_except(env, g, set())
+    return case
+
+
+def same_schedule_except(env, golden_dir, skip):
+    got = read_rows(env.prefix + "_schedule.csv")[0]
+    want = read_rows(os.path.join(golden_dir, "out_schedule.csv"))[0]
+    diff = {k: (want[k], got[k]) for k in want if k not in WALL_COLUMNS | skip and want[k] != got[k]}
+    check(not diff, "schedule.csv differs from real Batsim (real, vtime): %s" % diff)
+
+
 def periodic(workload, period):
     def case(env):
         rc, err, src = env.run([env.fcfs, "-s", env.endpoint, "--period", str(period)],
@@ -142,15 +171,15 @@ def periodic(workload, period):
     return case
 
 
-def replay(transcript, expect_rc, stderr_part=None):
+def replay(transcript, expect_rc, stderr_part=None,
+           platform="energy_platform_homogeneous_no_net_128.xml", workload="wl20.json"):
     def case(env):
         inputs = os.path.join(env.tmp, "inputs")
         shutil.copytree(os.path.join(env.data, "batsim-4.2.1", "inputs"), inputs)
         sched = [sys.executable, os.path.join(env.src, "replay_scheduler.py"), env.endpoint,
                  os.path.join(env.data, "batsim-4.2.1", "transcripts", transcript + ".jsonl")]
         # Same relative paths as the real run: SIMULATION_BEGINS names the workload file.
-        rc, err, src = env.run(sched, ["-p", "inputs/energy_platform_homogeneous_no_net_128.xml",
-                                       "-w", "inputs/wl20.json", "-e", env.prefix])
+        rc, err, src = env.run(sched, ["-p", "inputs/" + platform, "-w", "inputs/" + workload, "-e", env.prefix])
         check(src == 0, "vtime sim's messages differ from real Batsim's (replay exited %s)" % src)
         check(rc == expect_rc, "vtime sim exited %s, expected %s: %s" % (rc, expect_rc, err.strip()))
         if stderr_part:
@@ -159,6 +188,12 @@ def replay(transcript, expect_rc, stderr_part=None):
             same_jobs(env, os.path.join(env.data, "batsim-4.2.1", "outputs", transcript))
             same_schedule(env, os.path.join(env.data, "batsim-4.2.1", "outputs", transcript))
     return case
+
+
+def replay_net(transcript, expect_rc=0, stderr_part=None):
+    """A transcript of real Batsim on platform16.xml: every message, with its network delays."""
+    return replay(transcript, expect_rc, stderr_part, platform="platform16.xml")
+
 
 
 def bad(behaviour, expect_rc, stderr_part, workload="spaced_200_delay170", rows=None):
@@ -236,14 +271,14 @@ def cli_errors(env):
     parallel = os.path.join(env.tmp, "parallel.json")
     with open(parallel, "w") as f:
         f.write('{"jobs":[{"id":"1","subtime":0,"res":2,"profile":"p"}],'
-                '"profiles":{"p":{"type":"parallel_homogeneous","cpu":1e9,"com":0}}}')
+                '"profiles":{"p":{"type":"parallel_homogeneous","cpu":1e9,"com":1e6}}}')
     w = env.workload("kit_10h_80")
     for args, part in [
         (["-p", env.platform()], "--workload is required"),
         (["-w", w], "one of -p/--platform or --hosts"),
         (["-p", env.platform(), "--hosts", "4", "-w", w], "excludes"),
         (["-p", bad_xml, "-w", w], "line 5: </platform> does not close <zone> opened at line 3"),
-        (["--hosts", "4", "-w", parallel], "vtime sim only simulates 'delay' profiles"),
+        (["--hosts", "4", "-w", parallel], "needs SimGrid's flow-level network sharing"),
         (["--hosts", "4", "-w", w, "-s", "nonsense"], "cannot connect to 'nonsense'"),
         (["--hosts", "4", "-w", w, "-e", os.path.join(env.tmp, "no", "such", "dir", "x")], "cannot create output file"),
     ]:
@@ -267,6 +302,27 @@ CASES = {
     "replay_nonet_cml_basic": replay("nonet_cml_basic", 0),
     "replay_nonet_cml_vs_completion": replay("nonet_cml_vs_completion", 0),
     "replay_nonet_cml_now": replay("nonet_cml_now", 3, "event 1 (CALL_ME_LATER): requested time 10.000000 is not after the current simulated time 10.000000"),
+    "golden_net_spaced": golden_net("spaced_200_delay170"),
+    "golden_net_burst": golden_net("burst_200_delay170"),
+    "golden_net_kit": golden_net("kit_10h_80"),
+    "golden_net_wl20": golden_net("wl20"),
+    "golden_net_wl2000": golden_net("wl2000"),
+    "replay_net_batsched_fcfs": replay_net("batsched_fcfs_wl20"),
+    "replay_net_batsched_easybf_cml": replay_net("batsched_easybf_cml_inject"),
+    "replay_net_easybf": replay_net("easybf_wl20"),
+    "replay_net_py_fcfs": replay_net("py_fcfs_wl20"),
+    "replay_net_cml_dup_ts": replay_net("cml_dup_ts_other"),
+    "replay_net_cml_in_callback": replay_net("cml_in_callback"),
+    "replay_net_cml_plus_0_0007": replay_net("cml_only_plus_0_0007"),
+    "replay_net_cml_plus_0_0013": replay_net("cml_plus_0_0013"),
+    "replay_net_cml_plus_0_0005": replay_net("cml_only_plus_0_0005", 3, "requested time 10.001100 is not after the current simulated time 10.001200"),
+    "replay_net_cml_plus_0_0011": replay_net("cml_plus_0_0011", 3, "requested time 10.001700 is not after the current simulated time 10.001800"),
+    "replay_net_dt_empty_later": replay_net("dt_empty_later"),
+    "replay_net_dt_exec_later": replay_net("dt_exec_later"),
+    "replay_net_dt_later_than_cml": replay_net("dt_later_than_cml"),
+    "replay_net_dt_mixed_ts": replay_net("dt_mixed_ts"),
+    "replay_net_extra_fields": replay_net("extra_fields"),
+    "replay_net_now_earlier": replay_net("now_earlier"),
     "bad_malformed_json": bad("malformed_json", 3, "invalid reply to message 1 (now=0.000000): message is not valid JSON: parse error at line 1, column"),
     "bad_empty_reply": bad("empty_reply", 3, "message is empty (0 bytes)"),
     "bad_missing_events": bad("missing_events", 3, "message: missing field 'events'"),

@@ -8,7 +8,7 @@ TEST(Workload, ReadsJobsAndKeepsTheirDescriptionsInBatsimFormat) {
   auto w = parse_workload(R"({"nb_res": 4, "jobs": [
       {"id": "0", "subtime": 10, "walltime": 5.0, "res": 1, "profile": "d10"},
       {"id": 7, "subtime": 20.5, "res": 2, "profile": "d10", "custom": [1, 2.5]}],
-    "profiles": {"d10": {"type": "delay", "delay": 10}, "p": {"type": "parallel", "cpu": 1e9}}})",
+    "profiles": {"d10": {"type": "delay", "delay": 10}, "p": {"type": "parallel", "cpu": [1e9], "com": [0]}}})",
                           "wl.json", "w0");
   ASSERT_TRUE(w) << w.error();
   ASSERT_EQ(w->jobs.size(), 2u);
@@ -20,8 +20,9 @@ TEST(Workload, ReadsJobsAndKeepsTheirDescriptionsInBatsimFormat) {
   EXPECT_FALSE(w->jobs[1].walltime);
   EXPECT_EQ(w->jobs[1].json.text, R"({"id":"w0!7","subtime":20.500000,"res":2,"profile":"d10","custom":[1,2.500000]})");
   EXPECT_EQ(w->profiles[w->jobs[0].profile].delay, Nanos::seconds(10));
-  // Unused non-delay profiles are kept for SIMULATION_BEGINS and do no harm.
-  EXPECT_EQ(w->profiles_json.text, R"({"d10":{"type":"delay","delay":10},"p":{"type":"parallel","cpu":1000000000.000000}})");
+  // Every profile is kept for SIMULATION_BEGINS, used or not.
+  EXPECT_EQ(w->profiles_json.text,
+            R"({"d10":{"type":"delay","delay":10},"p":{"type":"parallel","cpu":[1000000000.000000],"com":[0]}})");
 }
 
 TEST(Workload, RefusesWhatItCannotSimulateWithAClearReason) {
@@ -29,10 +30,22 @@ TEST(Workload, RefusesWhatItCannotSimulateWithAClearReason) {
     auto w = parse_workload(text, "wl.json", "w0");
     return w ? std::string("(accepted)") : w.error();
   };
-  const std::string profiles = R"("profiles": {"d": {"type": "delay", "delay": 1}, "p": {"type": "parallel_homogeneous", "cpu": 1, "com": 0}})";
+  const std::string profiles = R"("profiles": {"d": {"type": "delay", "delay": 1}, "p": {"type": "parallel_homogeneous", "cpu": 1, "com": 8},
+                                               "s": {"type": "composed", "seq": ["d", "p"]}, "m": {"type": "smpi", "trace": "t"}})";
   EXPECT_EQ(err(R"({"jobs": [{"id": "1", "subtime": 0, "res": 1, "profile": "p"}], )" + profiles + "}"),
-            "workload 'wl.json': job 0 (id '1'): profile 'p' has type 'parallel_homogeneous'; vtime sim only "
-            "simulates 'delay' profiles (use real Batsim and SimGrid for other profile types)");
+            "workload 'wl.json': job 0 (id '1'): profile 'p': a parallel task that communicates needs SimGrid's "
+            "flow-level network sharing, which vtime sim does not model (com = 8 bytes); use --batsim with real Batsim");
+  EXPECT_EQ(err(R"({"jobs": [{"id": "1", "subtime": 0, "res": 1, "profile": "s"}], )" + profiles + "}"),
+            "workload 'wl.json': job 0 (id '1'): profile 's': its step 'p': a parallel task that communicates needs "
+            "SimGrid's flow-level network sharing, which vtime sim does not model (com = 8 bytes); use --batsim with real Batsim");
+  EXPECT_EQ(err(R"({"jobs": [{"id": "1", "subtime": 0, "res": 1, "profile": "m"}], )" + profiles + "}"),
+            "workload 'wl.json': job 0 (id '1'): profile 'm': profile type 'smpi' is not simulated by vtime sim (it "
+            "simulates delay, parallel, parallel_homogeneous, parallel_homogeneous_total without communication, and "
+            "composed); use --batsim with real Batsim");
+  EXPECT_EQ(err(R"({"jobs": [], "profiles": {"a": {"type": "composed", "seq": ["b"]}, "b": {"type": "composed", "seq": ["a"]}}})"),
+            "workload 'wl.json': profile 'a' contains itself (composed profiles form a cycle)");
+  EXPECT_EQ(err(R"({"jobs": [{"id": "1", "subtime": 0, "res": 2, "profile": "q"}], "profiles": {"q": {"type": "parallel", "cpu": [1, 2, 3], "com": [0,0,0,0,0,0,0,0,0]}}})"),
+            "workload 'wl.json': job 0 (id '1'): requests 2 resources but its profile 'q' is a parallel task of 3 executors");
   EXPECT_EQ(err(R"({"jobs": [{"id": "1", "subtime": 0, "res": 0, "profile": "d"}], )" + profiles + "}"),
             "workload 'wl.json': job 0 (id '1'): field 'res' must be a positive integer (got number 0)");
   EXPECT_EQ(err(R"({"jobs": [{"id": "1", "subtime": 0, "res": 1, "profile": "x"}], )" + profiles + "}"),

@@ -163,6 +163,18 @@ RawJson job_progress_json(const std::vector<JobProgress>& jobs) {
   o.open();
   for (const auto& j : jobs) {
     o.key(j.job_id);
+    // Batsim's generate_task_tree: one object per composed level, the leaf innermost.
+    std::vector<Out> levels;
+    levels.reserve(j.within.size() + 1);
+    for (const auto& step : j.within) {
+      levels.emplace_back(s);
+      Out& p = levels.back();
+      p.open();
+      p.str("profile_name", step.profile_name);
+      p.key("current_task_index");
+      s += std::to_string(step.current_task_index);
+      p.key("current_task");
+    }
     Out p(s);
     p.open();
     p.str("profile_name", j.profile_name);
@@ -171,6 +183,7 @@ RawJson job_progress_json(const std::vector<JobProgress>& jobs) {
     std::snprintf(buf, sizeof buf, "%f", j.progress);
     s += buf;
     p.close();
+    for (auto it = levels.rbegin(); it != levels.rend(); ++it) it->close();
   }
   o.close();
   return RawJson{s};

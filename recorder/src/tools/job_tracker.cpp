@@ -118,12 +118,15 @@ void JobTracker::row(TrackedJob& j) {
     workload = j.id.substr(0, bang);
     name = j.id.substr(bang + 1);
   }
-  sim::JobRow r{name, workload, j.desc.profile, j.desc.subtime, j.desc.res, j.desc.walltime, std::nullopt};
+  using sim::SimTime;
+  std::optional<SimTime> walltime;
+  if (j.desc.walltime) walltime = SimTime::from_nanos(*j.desc.walltime);
+  sim::JobRow r{name, workload, j.desc.profile, SimTime::from_nanos(j.desc.subtime), j.desc.res, walltime, std::nullopt};
   if (j.final_state != "REJECTED") {
     Nanos runtime = *j.end - *j.start;
     if (runtime == Nanos::zero()) runtime = kNullRuntime;
-    r.run = sim::JobRow::Run{j.final_state, j.final_state == "COMPLETED_SUCCESSFULLY", *j.start, runtime,
-                             j.alloc.to_string()};
+    r.run = sim::JobRow::Run{j.final_state, j.final_state == "COMPLETED_SUCCESSFULLY", SimTime::from_nanos(*j.start),
+                             SimTime::from_nanos(runtime), j.alloc.to_string()};
   }
   rows_.push_back(std::move(r));
 }

@@ -17,6 +17,7 @@
 #include "vtime/protocol/events.h"
 #include "vtime/protocol/nanos.h"
 #include "vtime/protocol/result.h"
+#include "vtime/sim/sim_time.h"
 
 namespace vtime::sim {
 
@@ -27,15 +28,15 @@ struct JobRow {
   std::string name;               // job id without the workload prefix
   std::string workload;
   std::string profile;
-  Nanos submission;
+  SimTime submission;
   int requested_resources = 0;
-  std::optional<Nanos> walltime;
+  std::optional<SimTime> walltime;
   // Absent for rejected jobs (their columns stay empty, as in Batsim).
   struct Run {
     std::string final_state;      // COMPLETED_SUCCESSFULLY, COMPLETED_KILLED, ...
     bool success = false;
-    Nanos start;
-    Nanos runtime;                // Batsim puts 10 us instead of a zero runtime
+    SimTime start;
+    SimTime runtime;              // Batsim puts 10 us instead of a zero runtime
     std::string allocation;       // "0-3 5"
   };
   std::optional<Run> run;
@@ -45,10 +46,10 @@ struct JobRow {
 struct ScheduleStats {
   long nb_jobs = 0, nb_finished = 0, nb_success = 0, nb_killed = 0, nb_rejected = 0;
   int nb_computing_machines = 0;
-  Nanos makespan;
+  SimTime makespan;
   long double sum_waiting = 0, sum_turnaround = 0, sum_slowdown = 0;    // seconds
   long double max_waiting = 0, max_turnaround = 0, max_slowdown = 0;
-  Nanos time_computing, time_idle;
+  SimTime time_computing, time_idle;
   double scheduling_seconds = 0, simulation_seconds = 0;               // wall clock
 };
 

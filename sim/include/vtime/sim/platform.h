@@ -20,11 +20,20 @@
 
 #include "vtime/protocol/events.h"
 #include "vtime/protocol/result.h"
+#include "vtime/sim/sim_time.h"
 
 namespace vtime::sim {
 
 using protocol::Result;
 using protocol::StringPairs;
+
+// What one of Batsim's internal messages (one byte, SimGrid's ptask_L07 model) costs from a host
+// to the master host: the route's latency, then the byte at the route's rate (its slowest link,
+// or TCP-gamma / (2 x latency) when that is lower).
+struct Route {
+  SimTime latency;
+  SimTime byte;
+};
 
 struct Machine {
   int id = 0;                     // Batsim resource id
@@ -32,11 +41,16 @@ struct Machine {
   std::string role;               // "" (compute) or "storage"
   StringPairs properties;         // <prop>s in file order, without "role"
   StringPairs zone_properties;    // <prop>s of the enclosing zone
+  double speed = 1e9;             // flop/s of its first power state
+  Route to_master;
 };
 
 struct Platform {
   std::vector<Machine> machines;  // indexed by id, name order, master excluded
   std::string master_name;
+  Route master_route;             // from the master host to itself
+  // What of the file the simulation ignores, one sentence each (said once by vtime sim/run).
+  std::vector<std::string> ignored;
 
   int compute_count() const;
   bool is_compute(int id) const;

@@ -37,9 +37,17 @@ using protocol::Result;
 
 struct Profile {
   std::string name;
-  std::string type;            // "delay" for every profile a job uses
-  Nanos delay;
+  std::string type;            // Batsim's: delay, parallel, parallel_homogeneous, ..., composed
+  Nanos delay;                 // delay
   int return_code = 0;         // the profile's "ret" (non-zero: COMPLETED_FAILED)
+  // parallel: flops of each executor; parallel_homogeneous: [flops per host];
+  // parallel_homogeneous_total: [flops in all]. No communication (refused otherwise).
+  std::vector<double> cpu;
+  std::vector<uint32_t> seq;   // composed: the profiles of one round, in order
+  uint32_t repeat = 1;         // composed: rounds
+  // Why vtime sim cannot simulate a job of this profile ("" if it can), e.g. a parallel task
+  // that communicates (it needs SimGrid's flow-level network sharing).
+  std::string unsupported;
 };
 
 struct WorkloadJob {

@@ -41,8 +41,15 @@ std::string serialise(const Event& e);
 // {"w0!1":{"profile_name":"delay10","progress":0.500000}}.
 struct JobProgress {
   std::string job_id;
-  std::string profile_name;
-  double progress = 0;  // fraction of the profile done, 0..1
+  std::string profile_name;  // the running (leaf) profile
+  double progress = 0;       // fraction of it done, 0..1
+  // When the job's profile is composed: each composed profile on the way to the leaf, outermost
+  // first, with its current step (Batsim's "current_task_index", counted across repeats).
+  struct Step {
+    std::string profile_name;
+    int current_task_index = 0;
+  };
+  std::vector<Step> within;
 };
 RawJson job_progress_json(const std::vector<JobProgress>& jobs);
 

@@ -1,0 +1,185 @@
+// Batsim's actors besides the server (Batsim 4.2.1: job_submitter.cpp, network.cpp,
+// jobs_execution.cpp), step for step: where each one sleeps, sends or creates decides the
+// order and the time of everything the scheduler sees.
+#include "simulation.h"
+
+namespace vtime::sim::detail {
+
+namespace {
+// Batsim's waiter never sleeps less than this ("found on trial-error", jobs_execution.cpp).
+const SimTime kMinWait = SimTime::from_nanos(Nanos::from_ns(10'000));
+}  // namespace
+
+// static_job_submitter_process: hello, then every batch of jobs at its submission time, then bye.
+// The sleep is measured from the last wake-up, not from the end of the last send, so that each
+// submission reaches the server one route later than its time.
+kernel::Body Simulation::submitter() {
+  co_await tell_server(Ip::submitter_hello);
+  SimTime current = engine_.now();
+  while (auto t = source_.next_subtime()) {
+    SimTime at = SimTime::from_nanos(*t);
+    if (at > current) {
+      co_await engine_.sleep_for(at - current);
+      current = engine_.now();
+    }
+    auto batch = source_.next_batch();
+    if (!batch) {
+      fail(Outcome::input_failed, batch.error());
+      co_return;
+    }
+    auto m = std::make_unique<Ip>(Ip::job_submitted);
+    m->jobs = std::move(*batch);
+    co_await tell_server(std::move(m));
+  }
+  co_await tell_server(Ip::submitter_bye);
+}
+
+// request_reply_scheduler_process + JsonProtocolReader: the exchange with the scheduler (time
+// stands still), then each decision goes to the server at its own timestamp (sleeping until then
+// if it is later), then SCHED_READY at the reply's `now`.
+kernel::Body Simulation::request_reply(std::string message, bool is_end) {
+  pending_end_ = is_end;
+  co_await engine_.exchange(std::move(message));
+  // answer() has parsed and checked the reply; the message it answered names the errors.
+  Message reply = std::move(*reply_);
+  reply_.reset();
+  const std::string context = "invalid reply to " + pending_context_ + ": ";
+  for (size_t i = 0; i < reply.events.size(); ++i) {
+    Event& ev = reply.events[i];
+    SimTime at = SimTime::from_nanos(ev.timestamp);
+    if (at > engine_.now()) co_await engine_.sleep_for(at - engine_.now());
+    auto m = std::make_unique<Ip>(Ip::decision);
+    m->where = context + "event " + std::to_string(i) + " (" + std::string(type_name(ev.payload)) + "): ";
+    m->what = std::move(ev.payload);
+    co_await tell_server(std::move(m));
+  }
+  SimTime now = SimTime::from_nanos(reply.now);
+  if (now > engine_.now()) co_await engine_.sleep_for(now - engine_.now());
+  co_await tell_server(Ip::sched_ready);
+}
+
+// execute_job_process: runs the job's profile on its allocation, then tells the server (from the
+// job's first host) unless it was killed.
+kernel::Body Simulation::job(size_t j) {
+  JobRun& r = live_.at(j);
+  job_started(j, engine_.now());
+  const auto& profiles = workload_.profiles;
+  // Batsim's remaining walltime, shared by all the steps of a composed profile (-1: none).
+  std::optional<SimTime> left;
+  if (r.job.walltime) left = SimTime::from_nanos(*r.job.walltime);
+  // The composed profiles the current leaf is in, outermost first, with their step.
+  auto descend = [&](uint32_t p) {
+    while (profiles[p].type == "composed") {
+      r.at.within.emplace_back(p, 0);
+      p = profiles[p].seq.front();
+    }
+    return p;
+  };
+  r.at.within.clear();
+  uint32_t leaf = descend(r.job.profile);
+  int rc = 0;
+  for (;;) {
+    const Profile& prof = profiles[leaf];
+    r.at.leaf = leaf;
+    r.at.leaf_start = engine_.now();
+    if (prof.type == "delay") {
+      // do_delay_task: the whole delay only when strictly below the remaining walltime.
+      SimTime d = SimTime::from_nanos(prof.delay);
+      r.at.leaf_length = d;
+      r.computing = false;
+      if (!left || d < *left) {
+        co_await engine_.sleep_for(d);
+        if (left && *left > SimTime::zero()) *left = *left - d;
+        rc = prof.return_code;
+      } else {
+        co_await engine_.sleep_for(*left);
+        left = SimTime::zero();
+        rc = -1;
+      }
+    } else {
+      // A parallel task alone on its hosts (no communication): its computation time, cut at the
+      // remaining walltime; a tie goes to the computation.
+      SimTime d = compute_time(prof, r.alloc);
+      r.at.leaf_length = d;
+      r.computing = true;
+      SimTime t0 = engine_.now();
+      kernel::Actor::Outcome o = co_await engine_.exec(d, left);
+      r.computing = false;
+      if (o == kernel::Actor::Outcome::cancelled) rc = -2;
+      else if (o == kernel::Actor::Outcome::timed_out) rc = -1;
+      else rc = prof.return_code;
+      if (left) *left = *left - (engine_.now() - t0);
+    }
+    if (rc != 0) break;
+    // Next step of the innermost composed profile, or up when it is done (its own "ret").
+    bool more = false;
+    while (!r.at.within.empty()) {
+      auto& [p, step] = r.at.within.back();
+      const Profile& cp = profiles[p];
+      if (++step < cp.repeat * cp.seq.size()) {
+        leaf = descend(cp.seq[step % cp.seq.size()]);
+        more = true;
+        break;
+      }
+      r.at.within.pop_back();
+      rc = cp.return_code;
+      if (rc != 0) break;
+    }
+    if (!more || rc != 0) break;
+  }
+  r.return_code = rc;
+  r.state = rc == 0   ? JobState::completed_successfully
+            : rc > 0  ? JobState::completed_failed
+            : rc == -1 ? JobState::completed_walltime_reached
+                       : JobState::completed_killed;
+  r.actor = nullptr;
+  job_ended(j, engine_.now());
+  if (r.state == JobState::completed_killed) co_return;  // the killer's KILLING_DONE reports it
+  auto m = std::make_unique<Ip>(Ip::job_completed);
+  m->slot = j;
+  co_await tell_server(std::move(m));
+}
+
+// waiter_process: REQUESTED_CALL one route after the requested time.
+kernel::Body Simulation::waiter(SimTime target) {
+  SimTime now = engine_.now();
+  if (now < target) co_await engine_.sleep_for(std::max(target - now, kMinWait));
+  if (!end_sent_ && !end_ack_) co_await tell_server(Ip::waiting_done);
+}
+
+// killer_process: for each running job, its progress, then a cancelled computation (the job's
+// actor ends the job) or a killed actor (the killer ends it); then KILLING_DONE.
+kernel::Body Simulation::killer(std::vector<std::string> ids, std::vector<size_t> slots) {
+  std::vector<JobProgress> progress;
+  for (size_t k = 0; k < slots.size(); ++k) {
+    size_t j = slots[k];
+    auto it = live_.find(j);
+    if (it == live_.end() || phase_[j] != Phase::running || !it->second.actor) continue;
+    JobRun& r = it->second;
+    const auto& profiles = workload_.profiles;
+    JobProgress p;
+    p.job_id = ids[k];
+    p.profile_name = profiles[r.at.leaf].name;
+    SimTime done = engine_.now() - r.at.leaf_start;
+    p.progress = r.at.leaf_length > SimTime::zero()
+                     ? static_cast<double>(done.seconds() / r.at.leaf_length.seconds())
+                     : 1.0;
+    for (const auto& [cp, step] : r.at.within) p.within.push_back({profiles[cp].name, static_cast<int>(step)});
+    progress.push_back(std::move(p));
+    if (r.computing) {
+      co_await engine_.cancel(r.actor);
+    } else {
+      kernel::Actor* victim = r.actor;
+      r.actor = nullptr;
+      co_await engine_.kill(victim);
+      r.state = JobState::completed_killed;
+      job_ended(j, engine_.now());
+    }
+  }
+  auto m = std::make_unique<Ip>(Ip::killing_done);
+  m->ids = std::move(ids);
+  m->progress = std::move(progress);
+  co_await tell_server(std::move(m));
+}
+
+}  // namespace vtime::sim::detail

@@ -1,0 +1,253 @@
+// A miniature of SimGrid 3.32's maestro, as Batsim 4.2.1 uses it: actors (C++ coroutines) that
+// sleep, create actors, kill actors and exchange messages through mailboxes, scheduled exactly as
+// SimGrid schedules them, so that the embedded simulator orders and times Batsim's internal
+// messages as real Batsim does.
+//
+// What is reproduced (docs/sim.md, "Simulation model"):
+// - Sub-rounds: every actor ready to run runs until its next simcall, in the ready list's order;
+//   then the simcalls of that sub-round are handled in the same order (answering an actor puts it
+//   at the end of the next ready list); repeat until no actor is ready, then time advances.
+// - A put (send) is two simcalls, isend then wait; a get (receive) is irecv then wait. A mailbox
+//   matches a send with the oldest pending receive (and the other way round); the transfer starts
+//   at the match and lasts the route's latency plus the payload's bytes at the route's bandwidth.
+//   When it ends, the actor that waited first is woken first.
+// - A finished timed action (sleep, transfer) wakes its actors when time reaches its end; actions
+//   ending at one step are handled in the order they were started. Ends closer than SimGrid's
+//   timing precision (1 ns) to the step count as that step, as in SimGrid.
+// - Creating an actor queues the new actor before its creator; sleep_for(0) is no simcall at all.
+// - An actor may stop the whole simulation in the middle of its run to exchange a message with
+//   the outside world (Batsim's request-reply actor talks to the scheduler over ZeroMQ while
+//   simulated time stands still): Engine::run() returns the message, and the actor goes on with
+//   the reply given to Engine::reply().
+#pragma once
+
+#include <coroutine>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "vtime/sim/sim_time.h"
+
+namespace vtime::sim::kernel {
+
+// What a mailbox carries; the layer above derives its messages from it.
+struct Parcel {
+  virtual ~Parcel() = default;
+};
+
+struct Actor;
+class Engine;
+
+// The coroutine type of an actor's code.
+class Body {
+ public:
+  struct promise_type {
+    Actor* actor = nullptr;
+    Body get_return_object() { return Body(std::coroutine_handle<promise_type>::from_promise(*this)); }
+    std::suspend_always initial_suspend() noexcept { return {}; }
+    std::suspend_always final_suspend() noexcept { return {}; }
+    void return_void() {}
+    void unhandled_exception() { throw; }
+  };
+  Body(Body&& o) noexcept : h_(std::exchange(o.h_, {})) {}
+  Body& operator=(Body&&) = delete;
+  ~Body() {
+    if (h_) h_.destroy();
+  }
+
+ private:
+  friend class Engine;
+  explicit Body(std::coroutine_handle<promise_type> h) : h_(h) {}
+  std::coroutine_handle<promise_type> h_;
+};
+
+// How long a message takes from one host to another (hosts are the layer above's numbers):
+// the route's latency, then its bytes at the route's rate.
+struct Transfer {
+  SimTime latency;
+  SimTime bytes;
+};
+using RouteCost = std::function<Transfer(int src, int dst)>;
+
+struct Mailbox;
+struct Comm;
+
+struct Simcall {
+  enum Kind : uint8_t { none, isend, irecv, wait, sleep, exec, cancel, create, kill, exit };
+  Kind kind = none;
+  Mailbox* mbox = nullptr;
+  std::unique_ptr<Parcel> parcel;  // isend
+  Comm* comm = nullptr;            // wait
+  SimTime duration;                // sleep, exec
+  std::optional<SimTime> timeout;  // exec
+  Actor* other = nullptr;          // create (the new actor), kill (the victim)
+};
+
+struct Actor {
+  uint64_t pid = 0;
+  int host = 0;
+  std::coroutine_handle<Body::promise_type> code;
+  Simcall call;                     // issued during the last run, handled after the sub-round
+  Comm* then_wait = nullptr;        // second half of a put/get: wait on this comm next run
+  Comm* comm = nullptr;             // the comm it sends or receives, while it does
+  std::unique_ptr<Parcel> received; // what the last get delivered
+  std::string reply;                // what the last exchange brought back
+  bool dead = false;
+  // Its pending timed actions (keys into the action set): a sleep, or an execution and its timeout.
+  struct Key {
+    SimTime end;
+    uint64_t seq = 0;
+  };
+  std::optional<Key> sleep, exec, timeout;
+  enum class Outcome : uint8_t { done, timed_out, cancelled } outcome = Outcome::done;  // of the last exec
+};
+
+// A timed action: a sleep, an execution (a parallel task's computation) or its timeout, or a
+// transfer (first its latency, then its bytes).
+struct Action {
+  enum Kind : uint8_t { sleep, exec, timeout, transfer };
+  SimTime end;
+  uint64_t seq = 0;                 // start order: SimGrid's started-action list
+  Kind kind = sleep;
+  Actor* actor = nullptr;           // sleep, exec, timeout
+  Comm* comm = nullptr;             // transfer
+  SimTime bytes_time;               // transfer: what remains after the latency phase
+  bool latency_phase = false;
+  // SimGrid counts a sleep or a latency as over when less than its timing precision remains at a
+  // step; work (computation, bytes) only when it is done.
+  bool coalesces() const { return kind == sleep || kind == timeout || latency_phase; }
+  bool operator<(const Action& o) const { return end != o.end ? end < o.end : seq < o.seq; }
+};
+
+struct Comm {
+  Mailbox* mbox = nullptr;          // while unmatched
+  Actor* src = nullptr;
+  Actor* dst = nullptr;
+  std::unique_ptr<Parcel> parcel;
+  std::vector<Actor*> waiters;      // in the order they started waiting
+  bool done = false;
+};
+
+struct Mailbox {
+  std::deque<Comm*> queue;          // unmatched sends, or unmatched receives
+  bool holds_sends = false;
+  bool empty() const { return queue.empty() || !holds_sends; }
+};
+
+class Engine {
+ public:
+  explicit Engine(RouteCost cost) : cost_(std::move(cost)) {}
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  SimTime now() const { return now_; }
+
+  // Starts an actor on `host`: it runs in the next sub-round (from outside any actor).
+  Actor* start(int host, Body body);
+
+  // Runs until an actor asks to exchange a message with the outside world (returns it), or until
+  // nothing can happen any more (nullopt: every actor is blocked for ever or gone).
+  std::optional<std::string> run();
+  // The answer to the message run() returned: the actor that asked goes on with it at the next
+  // run(), before anything else happens.
+  void reply(std::string text);
+
+  // ---- awaitables for actor code (co_await engine.put(...), ...)
+  struct Await {
+    Engine* e;
+    Simcall call;
+    bool ready = false;  // no simcall needed (sleep_for(0))
+    bool await_ready() const noexcept { return ready; }
+    void await_suspend(std::coroutine_handle<Body::promise_type> h) { h.promise().actor->call = std::move(call); }
+    void await_resume() const noexcept {}
+  };
+  struct AwaitGet {
+    Engine* e;
+    Mailbox* mbox;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<Body::promise_type> h);
+    std::unique_ptr<Parcel> await_resume();
+    Actor* self = nullptr;
+  };
+  struct AwaitExec {
+    Engine* e;
+    Simcall call;
+    Actor* self = nullptr;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<Body::promise_type> h) {
+      self = h.promise().actor;
+      self->call = std::move(call);
+    }
+    Actor::Outcome await_resume() const noexcept { return self->outcome; }
+  };
+  struct AwaitExchange {
+    Engine* e;
+    std::string text;
+    Actor* self = nullptr;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<Body::promise_type> h);
+    std::string await_resume();
+  };
+  // Sends `parcel` to `mbox` and waits until it is received and transferred.
+  Await put(Mailbox& mbox, std::unique_ptr<Parcel> parcel);
+  AwaitGet get(Mailbox& mbox) { return AwaitGet{this, &mbox}; }
+  // Sleeps `d` (no simcall at all when d <= 0, as s4u's sleep_for).
+  Await sleep_for(SimTime d);
+  // Computes for `d` (a parallel task alone on its hosts), giving up after `timeout` if given:
+  // done when the computation ends at or before the timeout, timed_out otherwise; cancelled if
+  // another actor cancelled it. d may be zero: the computation still ends at the next step.
+  AwaitExec exec(SimTime d, std::optional<SimTime> timeout);
+  // Cancels another actor's computation: it resumes with `cancelled` once this sub-round's
+  // simcalls are handled.
+  Await cancel(Actor* victim);
+  // Stops the simulation: run() returns nullopt as soon as the running actor yields.
+  void halt() { halted_ = true; }
+  // Creates an actor on `host` (it runs before its creator in the next sub-round).
+  Await create(int host, Body body);
+  // Kills an actor: its pending sleep or unmatched message is cancelled, it never runs again.
+  Await kill(Actor* victim);
+  AwaitExchange exchange(std::string text) { return AwaitExchange{this, std::move(text)}; }
+
+  size_t live_actors() const { return actors_.size(); }
+
+ private:
+  Actor* make(int host, Body body);
+  void run_one(Actor* a);
+  void handle(Actor* a);
+  void match(Actor* a, Simcall& c, bool sending);
+  void start_transfer(Comm* c);
+  void answer(Actor* a) { to_run_.push_back(a); }
+  void schedule(Action a);
+  bool advance();
+  void finish(const Action& act);
+  void destroy(Actor* a);
+
+  RouteCost cost_;
+  SimTime now_;
+  uint64_t next_pid_ = 1;
+  uint64_t next_seq_ = 0;
+  std::unordered_map<uint64_t, std::unique_ptr<Actor>> actors_;  // alive, by pid
+  std::vector<Actor*> to_run_;
+  std::vector<Actor*> running_;     // the current sub-round
+  size_t cursor_ = 0;               // next actor of running_ to run
+  bool handled_ = false;            // running_'s simcalls handled
+  std::set<Action> actions_;
+  Actor* exchanging_ = nullptr;     // stopped in an exchange
+  std::string outgoing_;
+  std::vector<Actor*> graveyard_;    // killed or ended during this sub-round
+  std::vector<Actor*> cancelled_;    // answered once the sub-round's simcalls are handled
+  std::vector<uint64_t> dropped_;    // actions cancelled while their step is being handled
+  bool halted_ = false;
+  void drop(const Actor::Key& k);
+  void insert(const Action& a);
+};
+
+}  // namespace vtime::sim::kernel
