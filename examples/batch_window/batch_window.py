@@ -50,7 +50,7 @@ def main():
 
     ctx = zmq.Context()
     sock = ctx.socket(zmq.REP)
-    sock.linger = 1000  # lets the last reply leave before exit (with ctx.term() below)
+    sock.linger = 30000  # lets the last reply leave before exit, even on a loaded machine (with ctx.term() below)
     sock.bind(args.socket_endpoint)
     while not policy.ended:
         msg = json.loads(sock.recv())

@@ -82,6 +82,10 @@ int main(int argc, char** argv) {
       examples::spend_cpu(examples::decision_cost(decision_cost_ms));
       sock.send(zmq::buffer(reply), zmq::send_flags::none);
     }
+    // The reply to SIMULATION_ENDS must leave before the socket closes (linger 0 would drop it,
+    // and a loaded machine can take seconds to flush it); bounded, so a vanished peer cannot
+    // hold the exit for ever.
+    sock.set(zmq::sockopt::linger, 30000);
     return 0;
   } catch (const zmq::error_t& e) {
     std::fprintf(stderr, "event_fcfs: ZeroMQ error on '%s': %s\n", endpoint.c_str(), e.what());

@@ -116,10 +116,10 @@ func (s *repSocket) send(b []byte) error {
 	return nil
 }
 
-// close lets the last reply leave (linger 1 s), then closes the socket and the context.
+// close lets the last reply leave (linger up to 30 s), then closes the socket and the context.
 func (s *repSocket) close() {
 	s.fd.Close()
-	linger := C.int(1000)
+	linger := C.int(30000)
 	C.zmq_setsockopt(s.sock, C.ZMQ_LINGER, unsafe.Pointer(&linger), C.size_t(unsafe.Sizeof(linger)))
 	C.zmq_close(s.sock)
 	C.zmq_ctx_term(s.ctx)

@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
     }
     // Replied to SIMULATION_ENDS: give that reply time to leave (linger 0 would drop it), then
     // the destructors stop the scheduling thread and close the socket.
-    sock.set(zmq::sockopt::linger, 1000);
+    sock.set(zmq::sockopt::linger, 30000);
     return 0;
   } catch (const zmq::error_t& e) {
     std::fprintf(stderr, "periodic_fcfs: ZeroMQ error on '%s': %s\n", endpoint.c_str(), e.what());

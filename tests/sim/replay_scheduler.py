@@ -26,7 +26,7 @@ def main():
     try:
         return replay(to_sched, replies, sock)
     finally:
-        sock.close(linger=1000)  # the last reply leaves before exit
+        sock.close(linger=30000)  # the last reply leaves before exit
         ctx.term()
 
 

@@ -261,6 +261,24 @@ def interrupted(env):
           "outputs missing after SIGTERM")
 
 
+def dead_scheduler(behaviour, rows):
+    """A scheduler that exits without its reply: vtime sim says so and exits 5 (ZeroMQ failure)
+    at once, its outputs kept, instead of waiting for ever."""
+    def case(env):
+        t0 = time.monotonic()
+        rc, err, sched_rc = env.run(env.tiny(behaviour), ["-p", env.platform(), "-w", env.workload("spaced_200_delay170"),
+                                                          "-e", env.prefix])
+        took = time.monotonic() - t0
+        check(rc == 5, "vtime sim exited %s, expected 5: %s" % (rc, err.strip()))
+        check("the scheduler disconnected without replying" in err, "stderr: %s" % err)
+        check(took < TIMEOUT / 2, "vtime sim took %.1f s to notice" % took)
+        got = read_rows(env.prefix + "_jobs.csv")
+        check(len(got) >= rows, "jobs.csv has %d rows, expected at least %d" % (len(got), rows))
+        check(os.path.exists(env.prefix + "_schedule.csv"), "no schedule.csv written")
+        print(err.strip())
+    return case
+
+
 def cli_errors(env):
     def sim(args):
         p = subprocess.run(env.sim + args, cwd=env.tmp, capture_output=True, text=True, timeout=TIMEOUT)
@@ -348,6 +366,8 @@ CASES = {
     "killer": killer,
     "decision_time": decision_time,
     "interrupted": interrupted,
+    "dead_scheduler_midway": dead_scheduler("die_midway", 0),
+    "dead_scheduler_at_end": dead_scheduler("die_at_end", 200),
     "cli_errors": cli_errors,
 }
 

@@ -187,3 +187,77 @@ TEST_F(SimulatorTest, StallsWhenJobsAreLeftUndecided) {
   EXPECT_EQ(r.error, "simulation stalled at 3.000000: 1 submitted job(s) were neither executed nor rejected (w0!0) "
                      "and no CALL_ME_LATER is pending, so nothing can happen any more");
 }
+
+// ---- job profiles beyond delay (--hosts: 1 Gflop/s hosts, no network) ---------------------
+
+TEST_F(SimulatorTest, ParallelTasksLastTheirSlowestHostsComputation) {
+  int next = 0;
+  ScriptedPeer peer([&](const Message& m) {
+    std::vector<Payload> out;
+    for (const auto& e : m.events)
+      if (const auto* s = std::get_if<JobSubmitted>(&e.payload)) {
+        std::vector<int> ids;
+        for (int i = 0; i < s->job.res; ++i) ids.push_back(next++);
+        out.push_back(ExecuteJob{s->job_id, ResourceSet::from_ids(ids), {}});
+      }
+    return out;
+  });
+  RunReport r = run(R"({"jobs":[{"id":"h","subtime":0,"res":2,"profile":"h"},
+                                {"id":"t","subtime":0,"res":2,"profile":"t"},
+                                {"id":"p","subtime":0,"res":2,"profile":"p"},
+                                {"id":"c","subtime":0,"res":1,"profile":"c"},
+                                {"id":"w","subtime":0,"walltime":6,"res":1,"profile":"c"},
+                                {"id":"e","subtime":0,"walltime":2,"res":2,"profile":"h"}],
+                        "profiles":{"h":{"type":"parallel_homogeneous","cpu":2e9,"com":0},
+                                    "t":{"type":"parallel_homogeneous_total","cpu":2e9,"com":0},
+                                    "p":{"type":"parallel","cpu":[1e9,3e9],"com":[0,0,0,0]},
+                                    "d":{"type":"delay","delay":3},
+                                    "c":{"type":"composed","repeat":2,"seq":["d","h1"]},
+                                    "h1":{"type":"parallel_homogeneous","cpu":1e9,"com":0}}})",
+                    11, peer);
+  ASSERT_EQ(r.outcome, Outcome::completed) << r.error;
+  std::string csv = jobs_csv();
+  // cpu flops per host at 1 Gflop/s; _total splits them; parallel waits for its slowest host.
+  EXPECT_NE(csv.find("h,w0,h,0.000000,2,-1.000000,1,COMPLETED_SUCCESSFULLY,0.000000,2.000000,2.000000,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("t,w0,t,0.000000,2,-1.000000,1,COMPLETED_SUCCESSFULLY,0.000000,1.000000,1.000000,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("p,w0,p,0.000000,2,-1.000000,1,COMPLETED_SUCCESSFULLY,0.000000,3.000000,3.000000,"), std::string::npos) << csv;
+  // composed: (3 s delay + 1 s computation) twice; with a 6 s walltime, cut in the second delay.
+  EXPECT_NE(csv.find("c,w0,c,0.000000,1,-1.000000,1,COMPLETED_SUCCESSFULLY,0.000000,8.000000,8.000000,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("w,w0,c,0.000000,1,6.000000,0,COMPLETED_WALLTIME_REACHED,0.000000,6.000000,6.000000,"), std::string::npos) << csv;
+  // A computation that ends exactly at the walltime succeeds (a delay would not).
+  EXPECT_NE(csv.find("e,w0,h,0.000000,2,2.000000,1,COMPLETED_SUCCESSFULLY,0.000000,2.000000,2.000000,"), std::string::npos) << csv;
+}
+
+TEST_F(SimulatorTest, KillingAComposedJobReportsItsNestedProgress) {
+  ScriptedPeer peer([&](const Message& m) -> std::vector<Payload> {
+    std::vector<Payload> out;
+    for (const auto& e : m.events)
+      if (const auto* s = std::get_if<JobSubmitted>(&e.payload)) {
+        out.push_back(ExecuteJob{s->job_id, ResourceSet::from_ids({0}), {}});
+        out.push_back(CallMeLater{m.now + Nanos::seconds(5)});
+      } else if (std::holds_alternative<RequestedCall>(e.payload)) {
+        out.push_back(KillJob{{"w0!0"}});
+      }
+    return out;
+  });
+  RunReport r = run(R"({"jobs":[{"id":"0","subtime":0,"res":1,"profile":"c"}],
+                        "profiles":{"c":{"type":"composed","repeat":3,"seq":["d","x"]},
+                                    "d":{"type":"delay","delay":1},"x":{"type":"parallel_homogeneous","cpu":1e9,"com":0}}})",
+                    1, peer);
+  ASSERT_EQ(r.outcome, Outcome::completed) << r.error;
+  // Rounds of 2 s (d then x): the kill comes at 5 s, when step 4 (round 3's d) has just ended and
+  // step 5 (its x) begins: Batsim counts the steps across rounds.
+  const JobKilled* k = nullptr;
+  const JobCompleted* c = nullptr;
+  for (const auto& m : peer.seen)
+    for (const auto& e : m.events) {
+      if (const auto* p = std::get_if<JobKilled>(&e.payload)) k = p;
+      if (const auto* p = std::get_if<JobCompleted>(&e.payload)) c = p;
+    }
+  ASSERT_TRUE(k && c);
+  EXPECT_EQ(k->job_progress.text,
+            R"({"w0!0":{"profile_name":"c","current_task_index":5,"current_task":{"profile_name":"x","progress":0.000000}}})");
+  // A cancelled computation ends the job with Batsim's -2.
+  EXPECT_EQ(c->job_state, JobState::completed_killed);
+  EXPECT_EQ(c->return_code, -2);
+}

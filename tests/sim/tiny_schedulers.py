@@ -9,6 +9,7 @@ plus a few more), the others exercise valid but less common decisions (reject, k
 time). Exit status: 0 after answering SIMULATION_ENDS, 1 when the behaviour's own check fails.
 """
 import json
+import os
 import signal
 import sys
 
@@ -154,7 +155,8 @@ def decision_time(state, msg, now):
 
 
 BEHAVIOURS = dict(BAD, exec_busy=exec_busy, cml_after_end=cml_after_end, stall=stall,
-                  rejecter=rejecter, killer=killer, decision_time=decision_time, mute=None)
+                  rejecter=rejecter, killer=killer, decision_time=decision_time, mute=None,
+                  die_midway=None, die_at_end=None)
 
 
 def main():
@@ -169,7 +171,7 @@ def main():
         return serve(name, behaviour, state, sock)
     finally:
         # The last reply must leave before the process exits: close with a linger, then term().
-        sock.close(linger=1000)
+        sock.close(linger=30000)
         ctx.term()
 
 
@@ -177,11 +179,17 @@ def serve(name, behaviour, state, sock):
     if name == "mute":  # reads the first message and never answers (a hung scheduler)
         sock.recv()
         signal.pause()
+    seen = 0
     while True:
         msg = json.loads(sock.recv())
         now = msg["now"]
+        seen += 1
+        ends = any(e["type"] == "SIMULATION_ENDS" for e in msg["events"])
+        # A scheduler that dies without its reply: in the middle of the run, or at the very end.
+        if (name == "die_midway" and seen == 5) or (name == "die_at_end" and ends):
+            os._exit(3)
         state["fcfs"].feed(msg)
-        out = behaviour(state, msg, now)
+        out = behaviour(state, msg, now) if behaviour else None
         if out is None:
             out = reply(now, state["fcfs"].decide(now))
         sock.send(out.encode())

@@ -1,9 +1,10 @@
 // Peer: the scheduler side of vtime sim's conversation, one strict request/reply at a time
 // (Batsim's REQ socket connected to the scheduler's REP socket).
 //
-// ZmqPeer waits for replies in short polls so SIGINT/SIGTERM end the wait cleanly: there is no
-// receive timeout, because a scheduler may legitimately think for a long time, and ZeroMQ cannot
-// tell a dead peer from a slow one; supervising the scheduler process is the caller's job.
+// ZmqPeer waits for replies in short polls so SIGINT/SIGTERM end the wait cleanly. There is no
+// receive timeout, because a scheduler may legitimately think for a long time; but a scheduler
+// that disconnects (exits, crashes, closes its socket) while a reply is due ends the wait with
+// `failed` (ZeroMQ's socket monitor sees the connection go).
 //
 // Example:
 //     install_stop_signals();                       // SIGINT/SIGTERM interrupt exchange()
@@ -34,13 +35,13 @@ class Peer {
 
 class ZmqPeer : public Peer {
  public:
+  struct Impl;
   // Fails only on an invalid endpoint; connecting itself is asynchronous in ZeroMQ.
   static protocol::Result<std::unique_ptr<ZmqPeer>> connect(const std::string& endpoint);
   ~ZmqPeer() override;
   PeerStatus exchange(const std::string& request, std::string& reply) override;
 
  private:
-  struct Impl;
   explicit ZmqPeer(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
