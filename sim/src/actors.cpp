@@ -7,7 +7,7 @@ namespace vtime::sim::detail {
 
 namespace {
 // Batsim's waiter never sleeps less than this ("found on trial-error", jobs_execution.cpp).
-const SimTime kMinWait = SimTime::from_nanos(Nanos::from_ns(10'000));
+constexpr double kMinWait = 1e-5;
 }  // namespace
 
 // static_job_submitter_process: hello, then every batch of jobs at its submission time, then bye.
@@ -15,11 +15,11 @@ const SimTime kMinWait = SimTime::from_nanos(Nanos::from_ns(10'000));
 // submission reaches the server one route later than its time.
 kernel::Body Simulation::submitter() {
   co_await tell_server(Ip::submitter_hello);
-  SimTime current = engine_.now();
+  long double current = engine_.now();  // Batsim's current_submission_date
   while (auto t = source_.next_subtime()) {
-    SimTime at = SimTime::from_nanos(*t);
+    long double at = seconds_of(*t);
     if (at > current) {
-      co_await engine_.sleep_for(at - current);
+      co_await engine_.sleep_for(static_cast<double>(at - current));
       current = engine_.now();
     }
     auto batch = source_.next_batch();
@@ -46,14 +46,14 @@ kernel::Body Simulation::request_reply(std::string message, bool is_end) {
   const std::string context = "invalid reply to " + pending_context_ + ": ";
   for (size_t i = 0; i < reply.events.size(); ++i) {
     Event& ev = reply.events[i];
-    SimTime at = SimTime::from_nanos(ev.timestamp);
-    if (at > engine_.now()) co_await engine_.sleep_for(at - engine_.now());
+    double when = seconds_of(ev.timestamp);
+    if (when > engine_.now()) co_await engine_.sleep_for(when - engine_.now());
     auto m = std::make_unique<Ip>(Ip::decision);
     m->where = context + "event " + std::to_string(i) + " (" + std::string(type_name(ev.payload)) + "): ";
     m->what = std::move(ev.payload);
     co_await tell_server(std::move(m));
   }
-  SimTime now = SimTime::from_nanos(reply.now);
+  double now = seconds_of(reply.now);
   if (now > engine_.now()) co_await engine_.sleep_for(now - engine_.now());
   co_await tell_server(Ip::sched_ready);
 }
@@ -65,8 +65,7 @@ kernel::Body Simulation::job(size_t j) {
   job_started(j, engine_.now());
   const auto& profiles = workload_.profiles;
   // Batsim's remaining walltime, shared by all the steps of a composed profile (-1: none).
-  std::optional<SimTime> left;
-  if (r.job.walltime) left = SimTime::from_nanos(*r.job.walltime);
+  double left = r.job.walltime ? seconds_of(*r.job.walltime) : -1.0;
   // The composed profiles the current leaf is in, outermost first, with their step.
   auto descend = [&](uint32_t p) {
     while (profiles[p].type == "composed") {
@@ -84,31 +83,33 @@ kernel::Body Simulation::job(size_t j) {
     r.at.leaf_start = engine_.now();
     if (prof.type == "delay") {
       // do_delay_task: the whole delay only when strictly below the remaining walltime.
-      SimTime d = SimTime::from_nanos(prof.delay);
+      double d = seconds_of(prof.delay);
       r.at.leaf_length = d;
       r.computing = false;
-      if (!left || d < *left) {
+      if (left < 0 || d < left) {
         co_await engine_.sleep_for(d);
-        if (left && *left > SimTime::zero()) *left = *left - d;
+        if (left > 0) left = left - d;
         rc = prof.return_code;
       } else {
-        co_await engine_.sleep_for(*left);
-        left = SimTime::zero();
+        co_await engine_.sleep_for(left);
+        left = 0;
         rc = -1;
       }
     } else {
-      // A parallel task alone on its hosts (no communication): its computation time, cut at the
-      // remaining walltime; a tie goes to the computation.
-      SimTime d = compute_time(prof, r.alloc);
-      r.at.leaf_length = d;
+      // A parallel task alone on its hosts (no communication), cut at the remaining walltime;
+      // a tie goes to the computation.
+      std::optional<double> rate = compute_rate(prof, r.alloc);
+      r.at.leaf_length = 0;
       r.computing = true;
-      SimTime t0 = engine_.now();
-      kernel::Actor::Outcome o = co_await engine_.exec(d, left);
+      double t0 = engine_.now();
+      std::optional<double> timeout;
+      if (left >= 0) timeout = left;
+      kernel::Actor::Outcome o = co_await engine_.exec(rate.value_or(1.0), !rate, timeout);
       r.computing = false;
       if (o == kernel::Actor::Outcome::cancelled) rc = -2;
       else if (o == kernel::Actor::Outcome::timed_out) rc = -1;
       else rc = prof.return_code;
-      if (left) *left = *left - (engine_.now() - t0);
+      if (left >= 0) left = left - (engine_.now() - t0);
     }
     if (rc != 0) break;
     // Next step of the innermost composed profile, or up when it is done (its own "ret").
@@ -141,8 +142,8 @@ kernel::Body Simulation::job(size_t j) {
 }
 
 // waiter_process: REQUESTED_CALL one route after the requested time.
-kernel::Body Simulation::waiter(SimTime target) {
-  SimTime now = engine_.now();
+kernel::Body Simulation::waiter(double target) {
+  double now = engine_.now();
   if (now < target) co_await engine_.sleep_for(std::max(target - now, kMinWait));
   if (!end_sent_ && !end_ack_) co_await tell_server(Ip::waiting_done);
 }
@@ -160,10 +161,9 @@ kernel::Body Simulation::killer(std::vector<std::string> ids, std::vector<size_t
     JobProgress p;
     p.job_id = ids[k];
     p.profile_name = profiles[r.at.leaf].name;
-    SimTime done = engine_.now() - r.at.leaf_start;
-    p.progress = r.at.leaf_length > SimTime::zero()
-                     ? static_cast<double>(done.seconds() / r.at.leaf_length.seconds())
-                     : 1.0;
+    // Batsim's compute_job_progress: a computation's done fraction, or the delay's elapsed part.
+    if (r.computing) p.progress = r.actor->exec ? 1.0 - r.actor->exec->remains : 1.0;
+    else p.progress = (engine_.now() - r.at.leaf_start) / r.at.leaf_length;
     for (const auto& [cp, step] : r.at.within) p.within.push_back({profiles[cp].name, static_cast<int>(step)});
     progress.push_back(std::move(p));
     if (r.computing) {

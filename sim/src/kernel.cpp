@@ -5,8 +5,15 @@
 namespace vtime::sim::kernel {
 
 namespace {
-// SimGrid's precision/timing: a sleep or a latency with less than this left at a step is over.
-const SimTime kTimingPrecision = SimTime::from_nanos(Nanos::from_ns(1));
+// SimGrid 3.32's surf/precision and maxmin/precision (surf_interface.cpp, lmm/System.cpp).
+constexpr double kSurfPrecision = 1e-9;
+constexpr double kMaxminPrecision = 1e-5;
+
+// SimGrid's double_update: what is left below the precision is nothing.
+void double_update(double& variable, double value, double precision) {
+  variable -= value;
+  if (variable < precision) variable = 0.0;
+}
 }  // namespace
 
 Engine::~Engine() {
@@ -46,18 +53,19 @@ Engine::Await Engine::put(Mailbox& mbox, std::unique_ptr<Parcel> parcel) {
   return Await{this, std::move(c)};
 }
 
-Engine::Await Engine::sleep_for(SimTime d) {
+Engine::Await Engine::sleep_for(double d) {
   Simcall c;
-  if (d <= SimTime::zero()) return Await{this, std::move(c), true};  // s4u: a no-op, no simcall
+  if (d <= 0) return Await{this, std::move(c), true};  // s4u: a no-op, no simcall
   c.kind = Simcall::sleep;
-  c.duration = std::max(d, kTimingPrecision);
+  c.duration = d;
   return Await{this, std::move(c)};
 }
 
-Engine::AwaitExec Engine::exec(SimTime d, std::optional<SimTime> timeout) {
+Engine::AwaitExec Engine::exec(double rate, bool no_work, std::optional<double> timeout) {
   Simcall c;
   c.kind = Simcall::exec;
-  c.duration = d;
+  c.duration = rate;
+  c.no_work = no_work;
   c.timeout = timeout;
   return AwaitExec{this, std::move(c)};
 }
@@ -148,13 +156,14 @@ void Engine::run_one(Actor* a) {
   if (a->code.done()) a->call.kind = Simcall::exit;
 }
 
-void Engine::insert(const Action& a) { actions_.insert(a); }
+Action* Engine::add(Action a) {
+  actions_.push_back(std::make_unique<Action>(a));
+  return actions_.back().get();
+}
 
-void Engine::drop(const Actor::Key& k) {
-  Action key;
-  key.end = k.end;
-  key.seq = k.seq;
-  if (actions_.erase(key) == 0) dropped_.push_back(k.seq);  // already taken for this step
+void Engine::drop(Action*& a) {
+  if (a) a->gone = true;
+  a = nullptr;
 }
 
 void Engine::handle(Actor* a) {
@@ -177,13 +186,12 @@ void Engine::handle(Actor* a) {
       else c.comm->waiters.push_back(a);
       break;
     case Simcall::sleep: {
+      // CpuL07::sleep: an action with a maximum duration and no rate.
       Action act;
       act.kind = Action::sleep;
-      act.end = now_ + c.duration;
-      act.seq = next_seq_++;
+      act.max_duration = c.duration;
       act.actor = a;
-      a->sleep = Actor::Key{act.end, act.seq};
-      insert(act);
+      a->sleep = add(act);
       break;
     }
     case Simcall::exec: {
@@ -191,29 +199,25 @@ void Engine::handle(Actor* a) {
       // the execution, then drops the timeout).
       Action act;
       act.kind = Action::exec;
-      act.end = now_ + c.duration;
-      act.seq = next_seq_++;
       act.actor = a;
-      a->exec = Actor::Key{act.end, act.seq};
-      insert(act);
+      act.active = true;
+      act.rate = act.next_rate = c.no_work ? 1.0 : c.duration;  // a variable with no work gets 1
+      act.remains = c.no_work ? 0.0 : 1.0;
+      a->exec = add(act);
       if (c.timeout) {
         Action to;
         to.kind = Action::timeout;
-        to.end = now_ + std::max(*c.timeout, SimTime::zero());
-        to.seq = next_seq_++;
+        to.max_duration = *c.timeout;
         to.actor = a;
-        a->timeout = Actor::Key{to.end, to.seq};
-        insert(to);
+        a->timeout = add(to);
       }
       break;
     }
     case Simcall::cancel: {
       Actor* v = c.other;
       if (!v->dead && v->exec) {
-        drop(*v->exec);
-        v->exec.reset();
-        if (v->timeout) drop(*v->timeout);
-        v->timeout.reset();
+        drop(v->exec);
+        drop(v->timeout);
         v->outcome = Actor::Outcome::cancelled;
         cancelled_.push_back(v);
       }
@@ -228,11 +232,9 @@ void Engine::handle(Actor* a) {
       Actor* v = c.other;
       if (!v->dead) {
         v->dead = true;
-        for (auto* k : {&v->sleep, &v->exec, &v->timeout})
-          if (*k) {
-            drop(**k);
-            k->reset();
-          }
+        drop(v->sleep);
+        drop(v->exec);
+        drop(v->timeout);
         if (Comm* m = v->comm; m && m->mbox) {  // unmatched: withdrawn from its mailbox
           auto& q = m->mbox->queue;
           q.erase(std::remove(q.begin(), q.end(), m), q.end());
@@ -274,69 +276,78 @@ void Engine::match(Actor* a, Simcall& c, bool sending) {
 }
 
 void Engine::start_transfer(Comm* c) {
+  // NetworkL07Model::communicate: a parallel task of one byte from src to dst. Without a link (and
+  // no computation) it has no work at all; with a latency it makes no progress until it is paid.
   Transfer t = cost_(c->src->host, c->dst->host);
   Action act;
   act.kind = Action::transfer;
-  act.seq = next_seq_++;
   act.comm = c;
-  if (t.latency > SimTime::zero()) {
-    act.end = now_ + t.latency;
-    act.latency_phase = true;
-    act.bytes_time = t.bytes;
-  } else {
-    act.end = now_ + t.bytes;
-  }
-  insert(act);
+  act.latency = t.latency;
+  act.remains = t.links ? 1.0 : 0.0;
+  act.next_rate = t.links ? t.rate : 1.0;
+  act.active = !(t.latency > 0);
+  act.rate = act.active ? act.next_rate : 0.0;
+  add(act);
 }
 
+// EngineImpl::solve with HostL07Model's next_occurring_event and update_actions_state.
 bool Engine::advance() {
+  // Actions cancelled since the last step leave the started list now.
+  actions_.erase(std::remove_if(actions_.begin(), actions_.end(), [](const auto& a) { return a->gone; }),
+                 actions_.end());
   if (actions_.empty()) return false;
-  SimTime t = actions_.begin()->end;
-  std::vector<Action> due;
-  for (auto it = actions_.begin(); it != actions_.end() && it->end < t + kTimingPrecision;) {
-    if (it->end == t || it->coalesces()) {
-      due.push_back(*it);
-      it = actions_.erase(it);
-    } else {
-      ++it;
+  double delta = -1.0;
+  for (const auto& a : actions_) {
+    if (a->active && a->rate > 0) {
+      double v = a->remains > 0 ? a->remains / a->rate : 0.0;
+      if (delta < 0 || v < delta) delta = v;
     }
+    if (a->max_duration >= 0 && (delta < 0 || a->max_duration < delta)) delta = a->max_duration;
   }
-  std::sort(due.begin(), due.end(), [](const Action& x, const Action& y) { return x.seq < y.seq; });
-  now_ = t;
-  dropped_.clear();
-  for (Action& act : due) {
-    if (std::find(dropped_.begin(), dropped_.end(), act.seq) != dropped_.end()) continue;
-    if (act.latency_phase && act.bytes_time > SimTime::zero()) {
-      // The latency is over; the bytes flow from this step on.
-      act.latency_phase = false;
-      act.end = now_ + act.bytes_time;
-      insert(act);
-      continue;
+  for (const auto& a : actions_)
+    if (a->latency > 0 && (delta < 0 || a->latency < delta)) delta = a->latency;
+  if (delta < 0) return false;
+  now_ += delta;
+  std::vector<Action*> done;
+  for (const auto& p : actions_) {
+    Action& a = *p;
+    if (a.latency > 0) {
+      if (a.latency > delta) double_update(a.latency, delta, kSurfPrecision);
+      else a.latency = 0.0;
+      if (a.latency <= 0.0) a.active = true;  // the rate counts from the next solve on
     }
-    finish(act);
+    double_update(a.remains, a.rate * delta, kMaxminPrecision * kSurfPrecision);
+    if (a.max_duration >= 0) double_update(a.max_duration, delta, kSurfPrecision);
+    if ((a.remains <= 0 && a.active && a.kind != Action::sleep && a.kind != Action::timeout) ||
+        (a.max_duration >= 0 && a.max_duration <= 0))
+      done.push_back(&a);
+    // The next solve's rate: the lone variable's share (no two transfers ever overlap).
+    if (a.active) a.rate = a.next_rate;
   }
-  dropped_.clear();
+  for (Action* a : done) {
+    if (a->gone) continue;  // cancelled by an earlier one of this step (an execution's timeout)
+    finish(*a);
+  }
   return true;
 }
 
-void Engine::finish(const Action& act) {
+void Engine::finish(Action& act) {
+  act.gone = true;
   Actor* a = act.actor;
   switch (act.kind) {
     case Action::sleep:
-      a->sleep.reset();
+      a->sleep = nullptr;
       answer(a);
       return;
     case Action::exec:
-      a->exec.reset();
-      if (a->timeout) drop(*a->timeout);
-      a->timeout.reset();
+      a->exec = nullptr;
+      drop(a->timeout);
       a->outcome = Actor::Outcome::done;
       answer(a);
       return;
     case Action::timeout:
-      a->timeout.reset();
-      if (a->exec) drop(*a->exec);
-      a->exec.reset();
+      a->timeout = nullptr;
+      drop(a->exec);
       a->outcome = Actor::Outcome::timed_out;
       answer(a);
       return;

@@ -11,9 +11,13 @@
 //   matches a send with the oldest pending receive (and the other way round); the transfer starts
 //   at the match and lasts the route's latency plus the payload's bytes at the route's bandwidth.
 //   When it ends, the actor that waited first is woken first.
-// - A finished timed action (sleep, transfer) wakes its actors when time reaches its end; actions
-//   ending at one step are handled in the order they were started. Ends closer than SimGrid's
-//   timing precision (1 ns) to the step count as that step, as in SimGrid.
+// - Time is SimGrid's: a double, advanced in steps to the earliest end among the pending actions
+//   (a sleep's remaining duration, a transfer's remaining latency, work / rate), and every pending
+//   action is then brought up to date by the step with SimGrid's own arithmetic (a duration or
+//   latency with less than 1e-9 s left is over, work with less than 1e-14 left is done). Doing
+//   exactly SimGrid's double operations, in its order, is what makes two events that fall on the
+//   same nanosecond come out in SimGrid's order (its rounding decides, not the exact sum).
+// - Actions ending at one step are handled in the order they were started.
 // - Creating an actor queues the new actor before its creator; sleep_for(0) is no simcall at all.
 // - An actor may stop the whole simulation in the middle of its run to exchange a message with
 //   the outside world (Batsim's request-reply actor talks to the scheduler over ZeroMQ while
@@ -27,13 +31,12 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <set>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "vtime/sim/sim_time.h"
 
 namespace vtime::sim::kernel {
 
@@ -68,11 +71,13 @@ class Body {
   std::coroutine_handle<promise_type> h_;
 };
 
-// How long a message takes from one host to another (hosts are the layer above's numbers):
-// the route's latency, then its bytes at the route's rate.
+// How a message crosses from one host to another (hosts are the layer above's numbers): the
+// route's latency, then its one byte at `rate` (bytes/s); `links` false when the route has no
+// link at all (then it is over with its latency).
 struct Transfer {
-  SimTime latency;
-  SimTime bytes;
+  double latency = 0;
+  double rate = 0;
+  bool links = false;
 };
 using RouteCost = std::function<Transfer(int src, int dst)>;
 
@@ -85,8 +90,9 @@ struct Simcall {
   Mailbox* mbox = nullptr;
   std::unique_ptr<Parcel> parcel;  // isend
   Comm* comm = nullptr;            // wait
-  SimTime duration;                // sleep, exec
-  std::optional<SimTime> timeout;  // exec
+  double duration = 0;             // sleep; exec: its rate (fraction of the work per second)
+  bool no_work = false;            // exec: nothing to compute (ends at the next step)
+  std::optional<double> timeout;   // exec
   Actor* other = nullptr;          // create (the new actor), kill (the victim)
 };
 
@@ -100,30 +106,27 @@ struct Actor {
   std::unique_ptr<Parcel> received; // what the last get delivered
   std::string reply;                // what the last exchange brought back
   bool dead = false;
-  // Its pending timed actions (keys into the action set): a sleep, or an execution and its timeout.
-  struct Key {
-    SimTime end;
-    uint64_t seq = 0;
-  };
-  std::optional<Key> sleep, exec, timeout;
+  // Its pending timed actions: a sleep, or an execution and its timeout.
+  struct Action* sleep = nullptr;
+  struct Action* exec = nullptr;
+  struct Action* timeout = nullptr;
   enum class Outcome : uint8_t { done, timed_out, cancelled } outcome = Outcome::done;  // of the last exec
 };
 
-// A timed action: a sleep, an execution (a parallel task's computation) or its timeout, or a
-// transfer (first its latency, then its bytes).
+// A timed action, as SimGrid's ptask_L07 keeps it: a sleep (a duration), an execution (work at a
+// rate) or its timeout (a duration), or a transfer (a latency, then its work at a rate).
 struct Action {
   enum Kind : uint8_t { sleep, exec, timeout, transfer };
-  SimTime end;
-  uint64_t seq = 0;                 // start order: SimGrid's started-action list
   Kind kind = sleep;
+  double max_duration = -1;         // sleep, timeout; -1: none
+  double latency = 0;               // transfer: left to pay
+  double remains = 1;               // exec, transfer: work left (1 = all of it)
+  double rate = 0;                  // what the last solve gave (0 while the latency is paid)
+  double next_rate = 0;             // the rate once the latency is paid
+  bool active = false;              // SimGrid's penalty > 0: the work progresses at the next solve
   Actor* actor = nullptr;           // sleep, exec, timeout
   Comm* comm = nullptr;             // transfer
-  SimTime bytes_time;               // transfer: what remains after the latency phase
-  bool latency_phase = false;
-  // SimGrid counts a sleep or a latency as over when less than its timing precision remains at a
-  // step; work (computation, bytes) only when it is done.
-  bool coalesces() const { return kind == sleep || kind == timeout || latency_phase; }
-  bool operator<(const Action& o) const { return end != o.end ? end < o.end : seq < o.seq; }
+  bool gone = false;                // cancelled or finished: dropped at the end of the step
 };
 
 struct Comm {
@@ -148,7 +151,7 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  SimTime now() const { return now_; }
+  double now() const { return now_; }
 
   // Starts an actor on `host`: it runs in the next sub-round (from outside any actor).
   Actor* start(int host, Body body);
@@ -199,12 +202,13 @@ class Engine {
   // Sends `parcel` to `mbox` and waits until it is received and transferred.
   Await put(Mailbox& mbox, std::unique_ptr<Parcel> parcel);
   AwaitGet get(Mailbox& mbox) { return AwaitGet{this, &mbox}; }
-  // Sleeps `d` (no simcall at all when d <= 0, as s4u's sleep_for).
-  Await sleep_for(SimTime d);
-  // Computes for `d` (a parallel task alone on its hosts), giving up after `timeout` if given:
-  // done when the computation ends at or before the timeout, timed_out otherwise; cancelled if
-  // another actor cancelled it. d may be zero: the computation still ends at the next step.
-  AwaitExec exec(SimTime d, std::optional<SimTime> timeout);
+  // Sleeps `d` seconds (no simcall at all when d <= 0, as s4u's sleep_for).
+  Await sleep_for(double d);
+  // Computes at `rate` (the fraction of the work done per second: a parallel task alone on its
+  // hosts), giving up after `timeout` seconds if given: done when the computation ends at or
+  // before the timeout's step, timed_out otherwise; cancelled if another actor cancelled it.
+  // With no work at all the computation still ends at the next step.
+  AwaitExec exec(double rate, bool no_work, std::optional<double> timeout);
   // Cancels another actor's computation: it resumes with `cancelled` once this sub-round's
   // simcalls are handled.
   Await cancel(Actor* victim);
@@ -225,29 +229,26 @@ class Engine {
   void match(Actor* a, Simcall& c, bool sending);
   void start_transfer(Comm* c);
   void answer(Actor* a) { to_run_.push_back(a); }
-  void schedule(Action a);
   bool advance();
-  void finish(const Action& act);
+  void finish(Action& act);
+  Action* add(Action a);
   void destroy(Actor* a);
 
   RouteCost cost_;
-  SimTime now_;
+  double now_ = 0;
   uint64_t next_pid_ = 1;
-  uint64_t next_seq_ = 0;
   std::unordered_map<uint64_t, std::unique_ptr<Actor>> actors_;  // alive, by pid
   std::vector<Actor*> to_run_;
   std::vector<Actor*> running_;     // the current sub-round
   size_t cursor_ = 0;               // next actor of running_ to run
   bool handled_ = false;            // running_'s simcalls handled
-  std::set<Action> actions_;
+  std::vector<std::unique_ptr<Action>> actions_;  // started and not over, in start order
   Actor* exchanging_ = nullptr;     // stopped in an exchange
   std::string outgoing_;
   std::vector<Actor*> graveyard_;    // killed or ended during this sub-round
   std::vector<Actor*> cancelled_;    // answered once the sub-round's simcalls are handled
-  std::vector<uint64_t> dropped_;    // actions cancelled while their step is being handled
   bool halted_ = false;
-  void drop(const Actor::Key& k);
-  void insert(const Action& a);
+  void drop(Action*& a);
 };
 
 }  // namespace vtime::sim::kernel

@@ -16,11 +16,11 @@ namespace vtime::sim::detail {
 
 namespace {
 
-std::optional<long double> with_units(const std::string& text, const std::map<std::string, long double>& units,
-                                      long double bare) {
+std::optional<double> with_units(const std::string& text, const std::map<std::string, double>& units,
+                                      double bare) {
   const char* s = text.c_str();
   char* end = nullptr;
-  long double v = std::strtold(s, &end);
+  double v = std::strtod(s, &end);
   if (end == s || !std::isfinite(v)) return std::nullopt;
   std::string suffix(end);
   if (suffix.empty()) return v * bare;
@@ -29,12 +29,13 @@ std::optional<long double> with_units(const std::string& text, const std::map<st
   return v * it->second;
 }
 
-std::map<std::string, long double> prefixed(const std::map<std::string, long double>& bases, bool binary) {
-  std::map<std::string, long double> out = bases;
+std::map<std::string, double> prefixed(const std::map<std::string, double>& bases, bool binary) {
+  std::map<std::string, double> out = bases;
   const char* dec[] = {"k", "M", "G", "T", "P", "E", "Z", "Y"};
   const char* bin[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "Zi", "Yi"};
+  // xbt_parse_units.cpp: each prefix multiplies the previous one's factor (in double).
   for (const auto& [base, mult] : bases) {
-    long double m = mult, b = mult;
+    double m = mult, b = mult;
     for (int i = 0; i < 8; ++i) {
       m *= 1000;
       out[dec[i] + base] = m;
@@ -49,23 +50,23 @@ std::map<std::string, long double> prefixed(const std::map<std::string, long dou
 
 }  // namespace
 
-std::optional<long double> parse_bandwidth(const std::string& text) {
-  static const auto units = prefixed({{"Bps", 1.0L}, {"bps", 0.125L}}, true);
-  return with_units(text, units, 1.0L);
+std::optional<double> parse_bandwidth(const std::string& text) {
+  static const auto units = prefixed({{"Bps", 1.0}, {"bps", 0.125}}, true);
+  return with_units(text, units, 1.0);
 }
 
-std::optional<long double> parse_time(const std::string& text) {
-  static const std::map<std::string, long double> units = {{"w", 604800}, {"d", 86400}, {"h", 3600}, {"m", 60},
-                                                           {"s", 1},      {"ms", 1e-3L}, {"us", 1e-6L}, {"ns", 1e-9L},
-                                                           {"ps", 1e-12L}};
-  return with_units(text, units, 1.0L);
+std::optional<double> parse_time(const std::string& text) {
+  static const std::map<std::string, double> units = {{"w", 604800}, {"d", 86400}, {"h", 3600}, {"m", 60},
+                                                           {"s", 1},      {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9},
+                                                           {"ps", 1e-12}};
+  return with_units(text, units, 1.0);
 }
 
-std::optional<long double> parse_speed(const std::string& text) {
+std::optional<double> parse_speed(const std::string& text) {
   static const auto units = [] {
-    auto u = prefixed({{"f", 1.0L}}, false);
+    auto u = prefixed({{"f", 1.0}}, false);
     const char* longs[] = {"kilo", "mega", "giga", "tera", "peta", "exa", "zetta", "yotta"};
-    long double m = 1;
+    double m = 1;
     u["flops"] = 1;
     for (const char* p : longs) {
       m *= 1000;
@@ -74,16 +75,16 @@ std::optional<long double> parse_speed(const std::string& text) {
     return u;
   }();
   // A list of power states: the first is the speed.
-  return with_units(text.substr(0, text.find(',')), units, 1.0L);
+  return with_units(text.substr(0, text.find(',')), units, 1.0);
 }
 
 Network::Network() {
-  links_.push_back(NetLink{"__loopback__", 10e9L, 0, true});
+  links_.push_back(NetLink{"__loopback__", 10e9, 0, true});
   link_index_["__loopback__"] = 0;
   loopback_ = 0;
 }
 
-void Network::set_config(const std::string& key, long double value) {
+void Network::set_config(const std::string& key, double value) {
   if (key == "network/TCP-gamma" || key == "network/TCP_gamma") tcp_gamma_ = value;
   else if (key == "network/loopback-bw") links_[static_cast<size_t>(loopback_)].bandwidth = value;
   else if (key == "network/loopback-lat") links_[static_cast<size_t>(loopback_)].latency = value;
@@ -165,7 +166,7 @@ std::string Network::add_host(const std::string& name, const std::string& coordi
   int p = add_point(name, -1);
   if (!coordinates.empty()) {
     std::istringstream in(coordinates);
-    std::array<long double, 3> c{};
+    std::array<double, 3> c{};
     if (!(in >> c[0] >> c[1] >> c[2])) return "host '" + name + "': coordinates must be three numbers ('x y z')";
     points_[static_cast<size_t>(p)].coords = c;
   }
@@ -174,7 +175,7 @@ std::string Network::add_host(const std::string& name, const std::string& coordi
 
 std::string Network::add_router(const std::string& name, const std::string& coordinates) { return add_host(name, coordinates); }
 
-std::string Network::add_link(const std::string& name, long double bw, long double lat, const std::string& policy) {
+std::string Network::add_link(const std::string& name, double bw, double lat, const std::string& policy) {
   auto one = [&](const std::string& n, bool fatpipe) -> std::string {
     if (link_index_.count(n)) return "link '" + n + "' is defined twice";
     link_index_[n] = static_cast<int>(links_.size());
@@ -239,7 +240,7 @@ std::string Network::add_cluster(const Cluster& c) {
 }
 
 std::string Network::add_cabinet(const std::string& prefix, const std::string& suffix, const std::vector<long>& radicals,
-                                 long double bw, long double lat) {
+                                 double bw, double lat) {
   if (open_.empty() || zones_[static_cast<size_t>(open_.back())].routing != "Cluster")
     return "<cabinet> must be inside a zone with routing 'Cluster'";
   for (long r : radicals) {
@@ -254,7 +255,7 @@ std::string Network::add_cabinet(const std::string& prefix, const std::string& s
   return {};
 }
 
-std::string Network::add_backbone(const std::string& name, long double bw, long double lat) {
+std::string Network::add_backbone(const std::string& name, double bw, double lat) {
   if (open_.empty() || zones_[static_cast<size_t>(open_.back())].routing != "Cluster")
     return "<backbone> must be inside a zone with routing 'Cluster'";
   if (std::string e = add_link(name, bw, lat, "SHARED"); !e.empty()) return e;
@@ -339,7 +340,7 @@ std::string Network::add_route(const std::string& src, const std::string& dst, c
   return {};
 }
 
-std::string Network::local_route(const Zone& z, int src, int dst, std::vector<int>& links, long double& lat,
+std::string Network::local_route(const Zone& z, int src, int dst, std::vector<int>& links, double& lat,
                                  int& gw_src, int& gw_dst) const {
   const Point& s = points_[static_cast<size_t>(src)];
   const Point& d = points_[static_cast<size_t>(dst)];
@@ -385,14 +386,14 @@ std::string Network::local_route(const Zone& z, int src, int dst, std::vector<in
       return "zone '" + z.id + "' is a Vivaldi zone: '" + (s.coords ? d.name : s.name) + "' needs coordinates";
     const auto& a = *s.coords;
     const auto& b = *d.coords;
-    long double dist = std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1])) + std::fabs(a[2]) +
+    double dist = std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1])) + std::fabs(a[2]) +
                        std::fabs(b[2]);
-    lat += dist / 1000.0L;  // coordinates are in ms
+    lat += dist / 1000.0;  // coordinates are in ms
   }
   return {};
 }
 
-std::string Network::global_route(int src, int dst, std::vector<int>& links, long double& lat, int depth) const {
+std::string Network::global_route(int src, int dst, std::vector<int>& links, double& lat, int depth) const {
   if (depth > 64) return "routes between '" + points_[static_cast<size_t>(src)].name + "' and '" +
                           points_[static_cast<size_t>(dst)].name + "' loop through their gateways";
   auto path = [&](int p) {
@@ -432,22 +433,24 @@ Result<Route> Network::route(const std::string& src, const std::string& dst) con
   int s = point(src), d = point(dst);
   if (s < 0 || d < 0) return protocol::Error{"no host '" + (s < 0 ? src : dst) + "' in the network"};
   std::vector<int> links;
-  long double lat = 0;
+  double lat = 0;  // summed in SimGrid's order: the zone route, then the source side, then the destination's
   if (std::string e = global_route(s, d, links, lat, 0); !e.empty()) return protocol::Error{e};
   Route r;
-  r.latency = SimTime::from_seconds(lat);
+  r.latency = lat;
   if (links.empty()) return r;  // nothing to cross: done when the latency is
-  // One byte crosses every link: a shared link met twice carries it twice.
+  r.links = true;
+  // The lone variable of the fair-bottleneck solve: its byte on every link (a shared link met
+  // twice carries it twice), bounded by TCP-gamma / (2 x latency) once the latency is paid.
   std::map<int, int> weight;
   for (int l : links) ++weight[l];
-  long double rate = INFINITY;
+  double rate = INFINITY;
   for (const auto& [l, w] : weight) {
     const NetLink& nl = links_[static_cast<size_t>(l)];
-    rate = std::min(rate, nl.fatpipe ? nl.bandwidth : nl.bandwidth / static_cast<long double>(w));
+    rate = std::min(rate, nl.fatpipe ? nl.bandwidth / 1.0 : nl.bandwidth / static_cast<double>(w));
   }
-  if (lat > 0) rate = std::min(rate, tcp_gamma_ / (2.0L * lat));
+  if (lat > 0) rate = std::min(rate, tcp_gamma_ / (2.0 * (lat * 1.0)));
   if (!(rate > 0)) return protocol::Error{"the route from '" + src + "' to '" + dst + "' has a link of no bandwidth"};
-  r.byte = SimTime::from_seconds(1.0L / rate);
+  r.rate = rate;
   return r;
 }
 

@@ -19,8 +19,8 @@ namespace vtime::sim::detail {
 
 struct NetLink {
   std::string name;
-  long double bandwidth = 0;  // bytes/s
-  long double latency = 0;    // s
+  double bandwidth = 0;  // bytes/s
+  double latency = 0;    // s
   bool fatpipe = false;
 };
 
@@ -33,26 +33,26 @@ class Network {
   std::string add_host(const std::string& name, const std::string& coordinates);
   std::string add_router(const std::string& name, const std::string& coordinates);
   // <link>: SPLITDUPLEX makes NAME_UP and NAME_DOWN.
-  std::string add_link(const std::string& name, long double bw, long double lat, const std::string& policy);
+  std::string add_link(const std::string& name, double bw, double lat, const std::string& policy);
   // <cluster> (flat): its hosts, private links, backbone, router, as SimGrid builds them.
   struct Cluster {
     std::string id, prefix, suffix;
     std::vector<long> radicals;
-    long double bw = 0, lat = 0, bb_bw = 0, bb_lat = 0, loopback_bw = 0, loopback_lat = 0, limiter = 0;
+    double bw = 0, lat = 0, bb_bw = 0, bb_lat = 0, loopback_bw = 0, loopback_lat = 0, limiter = 0;
     std::string policy = "SPLITDUPLEX", bb_policy = "SHARED", router_id;
     bool has_links = true;  // false: no private links (a file without bw)
   };
   std::string add_cluster(const Cluster& c);
   // <cabinet> inside a Cluster zone: hosts with private links NAME_UP/NAME_DOWN.
   std::string add_cabinet(const std::string& prefix, const std::string& suffix, const std::vector<long>& radicals,
-                          long double bw, long double lat);
-  std::string add_backbone(const std::string& name, long double bw, long double lat);
+                          double bw, double lat);
+  std::string add_backbone(const std::string& name, double bw, double lat);
   std::string add_host_link(const std::string& host, const std::string& up, const std::string& down);
   // <route>/<zoneRoute>: links as (name, direction "NONE"/"UP"/"DOWN").
   std::string add_route(const std::string& src, const std::string& dst, const std::string& gw_src,
                         const std::string& gw_dst, const std::vector<std::pair<std::string, std::string>>& links,
                         bool symmetrical);
-  void set_config(const std::string& key, long double value);
+  void set_config(const std::string& key, double value);
 
   // The message cost from host `src` to host `dst` (by name); an error when SimGrid would fail.
   Result<Route> route(const std::string& src, const std::string& dst) const;
@@ -64,7 +64,7 @@ class Network {
     int zone = -1;        // englobing zone
     int id = -1;          // vertex number in that zone
     int is_zone = -1;     // the zone it stands for
-    std::optional<std::array<long double, 3>> coords;
+    std::optional<std::array<double, 3>> coords;
   };
   struct Hop {
     int gw_src = -1, gw_dst = -1;
@@ -88,9 +88,9 @@ class Network {
   int add_point(const std::string& name, int is_zone);
   int link(const std::string& name) const;
   std::string resolve(const std::vector<std::pair<std::string, std::string>>& links, bool back, std::vector<int>& out) const;
-  std::string local_route(const Zone& z, int src, int dst, std::vector<int>& links, long double& lat, int& gw_src,
+  std::string local_route(const Zone& z, int src, int dst, std::vector<int>& links, double& lat, int& gw_src,
                           int& gw_dst) const;
-  std::string global_route(int src, int dst, std::vector<int>& links, long double& lat, int depth) const;
+  std::string global_route(int src, int dst, std::vector<int>& links, double& lat, int depth) const;
 
   std::vector<NetLink> links_;
   std::map<std::string, int> link_index_;
@@ -101,12 +101,12 @@ class Network {
   std::set<std::string> split_;                // split-duplex links, by base name
   std::vector<int> open_;                      // zones being read
   int loopback_ = -1;                          // SimGrid's __loopback__ of Full zones
-  long double tcp_gamma_ = 4194304.0L;
+  double tcp_gamma_ = 4194304.0L;
 };
 
 // Units of SimGrid's attributes (xbt_parse_units.cpp): nullopt when the text is not one.
-std::optional<long double> parse_bandwidth(const std::string& text);
-std::optional<long double> parse_time(const std::string& text);
-std::optional<long double> parse_speed(const std::string& text);
+std::optional<double> parse_bandwidth(const std::string& text);
+std::optional<double> parse_time(const std::string& text);
+std::optional<double> parse_speed(const std::string& text);
 
 }  // namespace vtime::sim::detail

@@ -210,9 +210,9 @@ std::vector<long> parse_radical(const std::string& r, const Scanner& sc, int lin
   return out;
 }
 
-std::optional<long double> parse_speed_fn(const std::string& s) { return detail::parse_speed(s); }
-std::optional<long double> parse_bandwidth_fn(const std::string& s) { return detail::parse_bandwidth(s); }
-std::optional<long double> parse_time_fn(const std::string& s) { return detail::parse_time(s); }
+std::optional<double> parse_speed_fn(const std::string& s) { return detail::parse_speed(s); }
+std::optional<double> parse_bandwidth_fn(const std::string& s) { return detail::parse_bandwidth(s); }
+std::optional<double> parse_time_fn(const std::string& s) { return detail::parse_time(s); }
 
 const std::string& require_attr(const Tag& t, std::string_view key, const Scanner& sc) {
   const std::string* v = t.attr(key);
@@ -300,7 +300,7 @@ Result<Platform> parse_platform_xml(const std::string& text, const std::string& 
     auto check = [&](const Tag& t, const std::string& err) {
       if (!err.empty()) sc.fail(t.line, err);
     };
-    auto unit = [&](const Tag& t, std::string_view key, auto parse, const char* dflt) -> long double {
+    auto unit = [&](const Tag& t, std::string_view key, auto parse, const char* dflt) -> double {
       const std::string* v = t.attr(key);
       std::string value = v ? *v : std::string(dflt ? dflt : "");
       if (!v && !dflt) sc.fail(t.line, "<" + t.name + "> has no '" + std::string(key) + "' attribute");
@@ -432,7 +432,7 @@ Result<Platform> parse_platform_xml(const std::string& text, const std::string& 
         const std::string& key = require_attr(t, "id", sc);
         const std::string& value = require_attr(t, "value", sc);
         if (key == "network/TCP-gamma" || key == "network/TCP_gamma" || key == "network/loopback-lat") {
-          auto v = key == "network/loopback-lat" ? detail::parse_time(value) : std::optional<long double>(std::strtold(value.c_str(), nullptr));
+          auto v = key == "network/loopback-lat" ? detail::parse_time(value) : std::optional<double>(std::strtod(value.c_str(), nullptr));
           if (!v) sc.fail(t.line, "config '" + key + "' has a bad value '" + value + "'");
           net.set_config(key, *v);
         } else if (key == "network/loopback-bw") {

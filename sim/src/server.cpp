@@ -6,7 +6,7 @@
 namespace vtime::sim::detail {
 
 kernel::Body Simulation::server() {
-  outbox_.push_back(Event{engine_.now().to_micros(), begins().events.front().payload, {}});
+  outbox_.push_back(Event{instant(engine_.now()).to_micros(), begins().events.front().payload, {}});
   co_await engine_.create(master_, send_to_scheduler(false));
   for (;;) {
     std::unique_ptr<kernel::Parcel> parcel = co_await engine_.get(server_box_);
@@ -93,7 +93,7 @@ kernel::Body Simulation::server() {
 
 // Batsim's generate_and_send_message: the message is what the outbox holds now, stamped now.
 kernel::Body Simulation::send_to_scheduler(bool is_end) {
-  Message msg{engine_.now().to_micros(), std::move(outbox_), {}};
+  Message msg{instant(engine_.now()).to_micros(), std::move(outbox_), {}};
   outbox_.clear();
   sched_ready_ = false;
   return request_reply(serialise(msg), is_end);
@@ -109,10 +109,10 @@ std::string Simulation::decide(const Payload& what, std::optional<kernel::Body>&
   if (const auto* r = std::get_if<RejectJob>(&what)) return decide_reject(*r);
   if (const auto* k = std::get_if<KillJob>(&what)) return decide_kill(*k, create);
   const auto& c = std::get<CallMeLater>(what);
-  SimTime target = SimTime::from_nanos(c.target);
+  double target = seconds_of(c.target);
   if (target <= engine_.now())
     return "requested time " + format_seconds(c.target) + " is not after the current simulated time " +
-           format_seconds_6(engine_.now()) + " (real Batsim aborts on this)";
+           format_seconds_6(instant(engine_.now())) + " (real Batsim aborts on this)";
   ++nb_waiters_;
   create.emplace(waiter(target));
   return {};

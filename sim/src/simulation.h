@@ -25,6 +25,12 @@ using namespace vtime::protocol;
 
 enum class Phase : uint8_t { not_submitted, submitted, running, finished, rejected };
 
+// The double Batsim reads for a number of seconds (rapidjson parses the few digits of a workload or
+// a reply exactly; Nanos holds them to the nanosecond).
+inline double seconds_of(Nanos n) { return static_cast<double>(static_cast<long double>(n.ns()) / 1e9L); }
+// An instant of the kernel's clock for the books (outputs, statistics), exactly.
+inline SimTime instant(double t) { return SimTime::from_seconds(static_cast<long double>(t)); }
+
 // A job between its submission and its end: what the simulator holds per job besides its phase.
 // Its id and submission time are in the source's index (JobSource::name, subtime), its JSON went
 // out with JOB_SUBMITTED. A scheduler with a backlog holds hundreds of thousands of these.
@@ -39,8 +45,8 @@ struct LiveJob {
 struct TaskPoint {
   std::vector<std::pair<uint32_t, uint32_t>> within;  // (composed profile, current_task_index)
   uint32_t leaf = 0;
-  SimTime leaf_start;
-  SimTime leaf_length;                                // delay or computation time
+  double leaf_start = 0;                              // Batsim's delay_task_start
+  double leaf_length = 0;                             // delay
 };
 
 struct JobRun {
@@ -95,7 +101,7 @@ class Simulation {
   kernel::Body submitter();
   kernel::Body request_reply(std::string message, bool is_end);
   kernel::Body job(size_t slot);
-  kernel::Body waiter(SimTime target);
+  kernel::Body waiter(double target);
   kernel::Body killer(std::vector<std::string> ids, std::vector<size_t> slots);
   // Sends to the server (one message: the route from this actor's host to the master host).
   kernel::Engine::Await tell_server(Ip::Type t) { return engine_.put(server_box_, std::make_unique<Ip>(t)); }
@@ -109,12 +115,12 @@ class Simulation {
   std::string decide_reject(const RejectJob& r);
   std::string decide_kill(const KillJob& k, std::optional<kernel::Body>& create);
   bool simulation_finished() const;
-  void append(Payload p) { outbox_.push_back(Event{engine_.now().to_micros(), std::move(p), {}}); }
+  void append(Payload p) { outbox_.push_back(Event{instant(engine_.now()).to_micros(), std::move(p), {}}); }
   kernel::Body send_to_scheduler(bool is_end);  // the request-reply actor for the outbox
 
   // ---- jobs and machines (simulator.cpp)
-  void job_started(size_t j, SimTime t);
-  void job_ended(size_t j, SimTime t);
+  void job_started(size_t j, double t);
+  void job_ended(size_t j, double t);
   // Writes the job's row, counts it in the statistics, and forgets it.
   void record(size_t j);
   void record_rejected(size_t j);
@@ -122,8 +128,9 @@ class Simulation {
     return workload_.name + "!" + std::string(source_.name(static_cast<uint32_t>(slot)));
   }
   std::optional<size_t> find_job(const std::string& id) const;
-  // The simulated duration of a parallel task of profile p on the allocation.
-  SimTime compute_time(const Profile& p, const ResourceSet& alloc) const;
+  // The rate of a parallel task of profile p on the allocation (ptask_L07: the fraction done per
+  // second, its slowest host's speed / flops); nullopt when it has no work at all.
+  std::optional<double> compute_rate(const Profile& p, const ResourceSet& alloc) const;
 
   // ---- the conversation (simulator.cpp)
   Message begins() const;

@@ -23,7 +23,7 @@ Simulation::Simulation(const Platform& p, JobSource& source, Outputs& o)
       engine_([&p](int src, int dst) {
         (void)dst;  // every internal message goes to the server, on the master host
         const Route& r = src < 0 ? p.master_route : p.machines[static_cast<size_t>(src)].to_master;
-        return kernel::Transfer{r.latency, r.byte};
+        return kernel::Transfer{r.latency, r.rate, r.links};
       }),
       master_(-1), phase_(source.size(), Phase::not_submitted), machines_(p.machines.size()) {}
 
@@ -37,24 +37,26 @@ std::optional<size_t> Simulation::find_job(const std::string& id) const {
   return *slot;
 }
 
-SimTime Simulation::compute_time(const Profile& p, const ResourceSet& alloc) const {
-  // SimGrid's L07 model, one executor per allocated host in resource order, no communication:
-  // the task ends when its slowest host has computed its share.
+std::optional<double> Simulation::compute_rate(const Profile& p, const ResourceSet& alloc) const {
+  // SimGrid's ptask_L07, one executor per allocated host in resource order, no communication:
+  // the task's rate is bounded by each host's speed / its flops (L07Action::calculate_cpu_bound).
   std::vector<int> hosts = alloc.ids();
-  long double longest = 0;
+  std::optional<double> rate;
   for (size_t i = 0; i < hosts.size(); ++i) {
-    long double flops = p.type == "parallel" ? p.cpu[i]
-                        : p.type == "parallel_homogeneous_total" ? p.cpu[0] / static_cast<long double>(hosts.size())
-                                                                 : p.cpu[0];
-    long double speed = platform_.machines[static_cast<size_t>(hosts[i])].speed;
-    if (flops > 0) longest = std::max(longest, flops / speed);
+    double flops = p.type == "parallel" ? p.cpu[i]
+                   : p.type == "parallel_homogeneous_total" ? p.cpu[0] / static_cast<double>(hosts.size())
+                                                            : p.cpu[0];
+    if (!(flops > 0)) continue;
+    double r = platform_.machines[static_cast<size_t>(hosts[i])].speed * 1.0 / flops;
+    rate = rate ? std::min(*rate, r) : r;
   }
-  return SimTime::from_seconds(longest);
+  return rate;
 }
 
 // ---- jobs and machines -------------------------------------------------------------------
 
-void Simulation::job_started(size_t j, SimTime t) {
+void Simulation::job_started(size_t j, double now) {
+  SimTime t = instant(now);
   JobRun& r = live_.at(j);
   r.start = t;
   for (int id : r.alloc.ids()) {
@@ -65,7 +67,8 @@ void Simulation::job_started(size_t j, SimTime t) {
   }
 }
 
-void Simulation::job_ended(size_t j, SimTime t) {
+void Simulation::job_ended(size_t j, double now) {
+  SimTime t = instant(now);
   JobRun& r = live_.at(j);
   phase_[j] = Phase::finished;
   r.end = t;
@@ -146,7 +149,7 @@ std::optional<std::string> Simulation::next() {
       std::string list;
       for (size_t i = 0; i < waiting.size() && i < 5; ++i) list += (i ? ", " : "") + full_id(waiting[i]);
       if (waiting.size() > 5) list += ", ...";
-      fail(Outcome::stalled, "simulation stalled at " + format_seconds_6(engine_.now()) + ": " +
+      fail(Outcome::stalled, "simulation stalled at " + format_seconds_6(instant(engine_.now())) + ": " +
                                  std::to_string(waiting.size()) + " submitted job(s) were neither executed nor rejected (" +
                                  list + ") and no CALL_ME_LATER is pending, so nothing can happen any more");
       return std::nullopt;
@@ -156,7 +159,7 @@ std::optional<std::string> Simulation::next() {
     return std::nullopt;
   }
   long seq = report_.messages++;
-  pending_context_ = "message " + std::to_string(seq) + " (now=" + format_seconds_6(engine_.now()) + ")";
+  pending_context_ = "message " + std::to_string(seq) + " (now=" + format_seconds_6(instant(engine_.now())) + ")";
   pending_since_ = std::chrono::steady_clock::now();
   return m;
 }
@@ -250,7 +253,7 @@ void Simulation::finish() {
     report_.outcome = Outcome::output_failed;
     report_.error = outputs_.error();
   }
-  report_.end_time = engine_.now().to_nanos();
+  report_.end_time = instant(engine_.now()).to_nanos();
 }
 
 }  // namespace detail

@@ -50,9 +50,11 @@ TEST(Platform, ExpandsClustersAndHonoursRoles) {
   EXPECT_EQ(p->master_name, "master_host0");
   // Batsim's messages to the server: host0's link up (50 us), the backbone (500 us), the master's
   // link down (1 s, made up), then one byte at 1 B/s; from the master to itself up and down: 2 s.
-  EXPECT_EQ(p->machines[2].to_master.latency, SimTime::from_seconds(1.00055L));
-  EXPECT_EQ(p->machines[2].to_master.byte, SimTime::from_seconds(1.0L));
-  EXPECT_EQ(p->master_route.latency, SimTime::from_seconds(2.0L));
+  // Summed as SimGrid does, in doubles: the zone route, then the source's side, then the master's.
+  EXPECT_EQ(p->machines[2].to_master.latency, (0.0 + 500 * 1e-6) + 50 * 1e-6 + 1.0);
+  EXPECT_EQ(p->machines[2].to_master.rate, 1.0);
+  EXPECT_TRUE(p->machines[2].to_master.links);
+  EXPECT_EQ(p->master_route.latency, 2.0);
   EXPECT_EQ(p->compute_count(), 16);
   ASSERT_EQ(p->machines.size(), 18u);
   EXPECT_EQ(p->machines[0].name, "disk0.x");

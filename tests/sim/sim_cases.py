@@ -340,6 +340,14 @@ CASES = {
     "replay_net_dt_later_than_cml": replay_net("dt_later_than_cml"),
     "replay_net_dt_mixed_ts": replay_net("dt_mixed_ts"),
     "replay_net_extra_fields": replay_net("extra_fields"),
+    # A REQUESTED_CALL and a submission due at the same nanosecond: SimGrid's double rounding
+    # decides which step comes first (the submission here), and vtime follows it.
+    "replay_net_cml_basic": replay_net("cml_basic"),
+    "replay_smallplat_cml": replay("smallplat_cml", 0, platform="small_platform.xml", workload="wl20_4.json"),
+    "replay_net_cml_now": replay_net("cml_now", 3, "requested time 10.000600 is not after the current simulated time 10.001800"),
+    "replay_net_cml_tiny_future": replay_net("cml_tiny_future", 3, "requested time 10.000600001 is not after"),
+    "replay_net_cml_after_end": replay_net("cml_after_end", 3, "the reply to SIMULATION_ENDS must carry no event"),
+    "replay_net_exec_twice": replay_net("exec_twice", 3, "job 'w0!0' was already executed (started at 10.001200)"),
     "replay_net_now_earlier": replay_net("now_earlier"),
     "bad_malformed_json": bad("malformed_json", 3, "invalid reply to message 1 (now=0.000000): message is not valid JSON: parse error at line 1, column"),
     "bad_empty_reply": bad("empty_reply", 3, "message is empty (0 bytes)"),

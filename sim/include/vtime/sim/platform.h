@@ -29,10 +29,11 @@ using protocol::StringPairs;
 
 // What one of Batsim's internal messages (one byte, SimGrid's ptask_L07 model) costs from a host
 // to the master host: the route's latency, then the byte at the route's rate (its slowest link,
-// or TCP-gamma / (2 x latency) when that is lower).
+// or TCP-gamma / (2 x latency) when that is lower). In SimGrid's doubles, summed in its order.
 struct Route {
-  SimTime latency;
-  SimTime byte;
+  double latency = 0;  // s
+  double rate = 0;     // bytes/s
+  bool links = false;  // false: no link on the route (the message is over with its latency)
 };
 
 struct Machine {
