@@ -43,13 +43,14 @@ kernel::Body Simulation::request_reply(std::string message, bool is_end) {
   // answer() has parsed and checked the reply; the message it answered names the errors.
   Message reply = std::move(*reply_);
   reply_.reset();
-  const std::string context = "invalid reply to " + pending_context_ + ": ";
+  auto context = std::make_shared<const std::string>(pending_context_);
   for (size_t i = 0; i < reply.events.size(); ++i) {
     Event& ev = reply.events[i];
     double when = seconds_of(ev.timestamp);
     if (when > engine_.now()) co_await engine_.sleep_for(when - engine_.now());
     auto m = std::make_unique<Ip>(Ip::decision);
-    m->where = context + "event " + std::to_string(i) + " (" + std::string(type_name(ev.payload)) + "): ";
+    m->context = context;
+    m->event = i;
     m->what = std::move(ev.payload);
     co_await tell_server(std::move(m));
   }

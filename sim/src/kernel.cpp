@@ -156,13 +156,32 @@ void Engine::run_one(Actor* a) {
   if (a->code.done()) a->call.kind = Simcall::exit;
 }
 
+// Due at a step of 0: work done (the solve's next event is then 0), or a duration of 0.
+bool Engine::is_instant(const Action& a) { return (a.active && a.rate > 0 && a.remains <= 0) || a.max_duration == 0; }
+
+// What a step of 0 would end anyway: less than the precision left of a duration or a latency.
+bool Engine::is_tiny(const Action& a) {
+  return (a.max_duration > 0 && a.max_duration < kSurfPrecision) || (a.latency > 0 && a.latency < kSurfPrecision);
+}
+
 Action* Engine::add(Action a) {
-  actions_.push_back(std::make_unique<Action>(a));
-  return actions_.back().get();
+  if (spare_.empty()) {
+    actions_.push_back(std::make_unique<Action>(a));
+  } else {
+    actions_.push_back(std::move(spare_.back()));
+    spare_.pop_back();
+    *actions_.back() = a;
+  }
+  Action* p = actions_.back().get();
+  if (is_instant(*p) || is_tiny(*p)) instant_.push_back(p);
+  return p;
 }
 
 void Engine::drop(Action*& a) {
-  if (a) a->gone = true;
+  if (a && !a->gone) {
+    a->gone = true;
+    ++gone_;
+  }
   a = nullptr;
 }
 
@@ -292,37 +311,66 @@ void Engine::start_transfer(Comm* c) {
 
 // EngineImpl::solve with HostL07Model's next_occurring_event and update_actions_state.
 bool Engine::advance() {
-  // Actions cancelled since the last step leave the started list now.
-  actions_.erase(std::remove_if(actions_.begin(), actions_.end(), [](const auto& a) { return a->gone; }),
-                 actions_.end());
-  if (actions_.empty()) return false;
-  double delta = -1.0;
-  for (const auto& a : actions_) {
-    if (a->active && a->rate > 0) {
-      double v = a->remains > 0 ? a->remains / a->rate : 0.0;
-      if (delta < 0 || v < delta) delta = v;
+  // Actions over or cancelled since the last step leave the started list now (and the instant
+  // list first: a spare action may be reused before the next step).
+  instant_.erase(std::remove_if(instant_.begin(), instant_.end(), [](const Action* a) { return a->gone; }),
+                 instant_.end());
+  if (gone_ > 0) {
+    size_t kept = 0;
+    for (auto& a : actions_) {
+      if (a->gone) spare_.push_back(std::move(a));
+      else actions_[kept++] = std::move(a);
     }
-    if (a->max_duration >= 0 && (delta < 0 || a->max_duration < delta)) delta = a->max_duration;
+    actions_.resize(kept);
+    gone_ = 0;
   }
-  for (const auto& a : actions_)
-    if (a->latency > 0 && (delta < 0 || a->latency < delta)) delta = a->latency;
-  if (delta < 0) return false;
-  now_ += delta;
-  std::vector<Action*> done;
-  for (const auto& p : actions_) {
-    Action& a = *p;
-    if (a.latency > 0) {
-      if (a.latency > delta) double_update(a.latency, delta, kSurfPrecision);
-      else a.latency = 0.0;
-      if (a.latency <= 0.0) a.active = true;  // the rate counts from the next solve on
+  if (actions_.empty()) return false;
+  std::vector<Action*>& done = done_;
+  done.clear();
+  if (std::any_of(instant_.begin(), instant_.end(), [](const Action* a) { return is_instant(*a); })) {
+    // A step of 0: only the instant actions change (SimGrid's update of any other is x - 0 = x).
+    for (Action* a : instant_) {
+      if (a->latency > 0) {
+        a->latency = 0.0;  // double_update(latency, 0, 1e-9) of less than 1e-9
+        a->active = true;
+      }
+      if (a->max_duration >= 0) double_update(a->max_duration, 0.0, kSurfPrecision);
+      if ((a->remains <= 0 && a->active && a->kind != Action::sleep && a->kind != Action::timeout) ||
+          (a->max_duration >= 0 && a->max_duration <= 0))
+        done.push_back(a);
+      if (a->active) a->rate = a->next_rate;
     }
-    double_update(a.remains, a.rate * delta, kMaxminPrecision * kSurfPrecision);
-    if (a.max_duration >= 0) double_update(a.max_duration, delta, kSurfPrecision);
-    if ((a.remains <= 0 && a.active && a.kind != Action::sleep && a.kind != Action::timeout) ||
-        (a.max_duration >= 0 && a.max_duration <= 0))
-      done.push_back(&a);
-    // The next solve's rate: the lone variable's share (no two transfers ever overlap).
-    if (a.active) a.rate = a.next_rate;
+    instant_.clear();
+  } else {
+    double delta = -1.0;
+    for (const auto& a : actions_) {
+      if (a->active && a->rate > 0) {
+        double v = a->remains > 0 ? a->remains / a->rate : 0.0;
+        if (delta < 0 || v < delta) delta = v;
+      }
+      if (a->max_duration >= 0 && (delta < 0 || a->max_duration < delta)) delta = a->max_duration;
+    }
+    for (const auto& a : actions_)
+      if (a->latency > 0 && (delta < 0 || a->latency < delta)) delta = a->latency;
+    if (delta < 0) return false;
+    now_ += delta;
+    instant_.clear();
+    for (const auto& p : actions_) {
+      Action& a = *p;
+      if (a.latency > 0) {
+        if (a.latency > delta) double_update(a.latency, delta, kSurfPrecision);
+        else a.latency = 0.0;
+        if (a.latency <= 0.0) a.active = true;  // the rate counts from the next solve on
+      }
+      double_update(a.remains, a.rate * delta, kMaxminPrecision * kSurfPrecision);
+      if (a.max_duration >= 0) double_update(a.max_duration, delta, kSurfPrecision);
+      if ((a.remains <= 0 && a.active && a.kind != Action::sleep && a.kind != Action::timeout) ||
+          (a.max_duration >= 0 && a.max_duration <= 0))
+        done.push_back(&a);
+      // The next solve's rate: the lone variable's share (no two transfers ever overlap).
+      if (a.active) a.rate = a.next_rate;
+      if (!a.gone && (is_instant(a) || is_tiny(a)) && (done.empty() || done.back() != &a)) instant_.push_back(&a);
+    }
   }
   for (Action* a : done) {
     if (a->gone) continue;  // cancelled by an earlier one of this step (an execution's timeout)
@@ -333,6 +381,7 @@ bool Engine::advance() {
 
 void Engine::finish(Action& act) {
   act.gone = true;
+  ++gone_;
   Actor* a = act.actor;
   switch (act.kind) {
     case Action::sleep:

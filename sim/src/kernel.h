@@ -31,7 +31,6 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -243,6 +242,15 @@ class Engine {
   size_t cursor_ = 0;               // next actor of running_ to run
   bool handled_ = false;            // running_'s simcalls handled
   std::vector<std::unique_ptr<Action>> actions_;  // started and not over, in start order
+  std::vector<std::unique_ptr<Action>> spare_;    // over, for reuse (one allocation per action otherwise)
+  std::vector<Action*> done_;                     // ending at the current step
+  size_t gone_ = 0;                               // actions_ marked gone
+  // Actions due at the next step whatever it is (no work left, or less than the precision left
+  // of a duration or latency), in start order: while there are some, the step is 0 and touches
+  // nothing else (every other value minus 0 is itself), so it need not scan every action.
+  std::vector<Action*> instant_;
+  static bool is_instant(const Action& a);
+  static bool is_tiny(const Action& a);
   Actor* exchanging_ = nullptr;     // stopped in an exchange
   std::string outgoing_;
   std::vector<Actor*> graveyard_;    // killed or ended during this sub-round

@@ -116,15 +116,16 @@ int Network::add_point(const std::string& name, int is_zone) {
 }
 
 std::string Network::open_zone(const std::string& id, const std::string& routing) {
-  static const char* known[] = {"Full", "None", "Cluster", "Vivaldi"};
+  static const char* known[] = {"Full", "Floyd", "None", "Cluster", "Vivaldi"};
   std::string r;
   for (const char* k : known)
     if (strcasecmp(routing.c_str(), k) == 0) r = k;
   if (r.empty()) {
-    for (const char* k : {"Floyd", "Dijkstra", "DijkstraCache", "Wifi"})
+    for (const char* k : {"Dijkstra", "DijkstraCache", "Wifi"})
       if (strcasecmp(routing.c_str(), k) == 0)
         return "zone '" + id + "' uses routing '" + routing +
-               "', which vtime sim does not model (Full, Cluster, Vivaldi and None are); use --batsim with real Batsim";
+               "', which vtime sim does not model (Full, Floyd, Cluster, Vivaldi and None are); use --batsim with "
+               "real Batsim";
     return "zone '" + id + "' has an unknown routing '" + routing + "' (SimGrid accepts Full, Floyd, Dijkstra, "
            "DijkstraCache, None, Vivaldi, Cluster, Wifi)";
   }
@@ -148,6 +149,7 @@ std::string Network::open_zone(const std::string& id, const std::string& routing
 void Network::close_zone() {
   if (open_.empty()) return;
   Zone& z = zones_[static_cast<size_t>(open_.back())];
+  if (z.routing == "Floyd") seal_floyd(z);
   // <zone routing="Cluster">: host links, with the backbone when there is one.
   for (const auto& [v, ud] : z.host_links) {
     std::vector<int> up{ud.first}, down{ud.second};
@@ -302,7 +304,7 @@ std::string Network::add_route(const std::string& src, const std::string& dst, c
   if (open_.empty()) return "route outside a zone";
   int zi = open_.back();
   Zone& z = zones_[static_cast<size_t>(zi)];
-  if (z.routing != "Full")
+  if (z.routing != "Full" && z.routing != "Floyd")
     return "routes in a zone with routing '" + z.routing + "' are not modelled by vtime sim (zone '" + z.id +
            "'); use --batsim with real Batsim";
   if (links.empty()) return "route from '" + src + "' to '" + dst + "' has no link";
@@ -340,10 +342,63 @@ std::string Network::add_route(const std::string& src, const std::string& dst, c
   return {};
 }
 
+// FloydZone::do_seal: the loopback of a base zone, then Floyd-Warshall on link counts (a strictly
+// shorter path only replaces a known one, so a direct route wins a tie).
+void Network::seal_floyd(Zone& z) {
+  const size_t n = z.vertices.size();
+  constexpr unsigned long kNone = ~0UL;
+  std::vector<std::vector<unsigned long>> cost(n, std::vector<unsigned long>(n, kNone));
+  z.pred.assign(n, std::vector<int>(n, -1));
+  for (const auto& [key, hop] : z.routes) {
+    cost[static_cast<size_t>(key.first)][static_cast<size_t>(key.second)] = hop.links.size();
+    z.pred[static_cast<size_t>(key.first)][static_cast<size_t>(key.second)] = key.first;
+  }
+  if (!z.recursive)
+    for (size_t i = 0; i < n; ++i)
+      if (!z.routes.count({static_cast<int>(i), static_cast<int>(i)})) {
+        z.routes[{static_cast<int>(i), static_cast<int>(i)}] = Hop{-1, -1, {loopback_}};
+        z.pred[i][i] = static_cast<int>(i);
+        cost[i][i] = 1;
+      }
+  for (size_t c = 0; c < n; ++c)
+    for (size_t a = 0; a < n; ++a)
+      for (size_t b = 0; b < n; ++b)
+        if (cost[a][c] < kNone && cost[c][b] < kNone && (cost[a][b] == kNone || cost[a][c] + cost[c][b] < cost[a][b])) {
+          cost[a][b] = cost[a][c] + cost[c][b];
+          z.pred[a][b] = z.pred[c][b];
+        }
+}
+
 std::string Network::local_route(const Zone& z, int src, int dst, std::vector<int>& links, double& lat,
                                  int& gw_src, int& gw_dst) const {
   const Point& s = points_[static_cast<size_t>(src)];
   const Point& d = points_[static_cast<size_t>(dst)];
+  if (z.routing == "Floyd") {
+    std::vector<const Hop*> stack;
+    int cur = d.id;
+    do {
+      int pred = z.pred[static_cast<size_t>(s.id)][static_cast<size_t>(cur)];
+      if (pred < 0) return "no route from '" + s.name + "' to '" + d.name + "' in zone '" + z.id + "' (Floyd)";
+      stack.push_back(&z.routes.at({pred, cur}));
+      cur = pred;
+    } while (cur != s.id);
+    if (z.recursive) {
+      gw_src = stack.back()->gw_src;
+      gw_dst = stack.front()->gw_dst;
+    }
+    int prev_gw = -1;
+    for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+      const Hop& h = **it;
+      if (z.recursive && prev_gw >= 0 && prev_gw != h.gw_src)
+        if (std::string e = global_route(prev_gw, h.gw_src, links, lat, 1); !e.empty()) return e;
+      for (int l : h.links) {
+        links.push_back(l);
+        lat += links_[static_cast<size_t>(l)].latency;
+      }
+      prev_gw = h.gw_dst;
+    }
+    return {};
+  }
   if (z.routing == "Full") {
     auto it = z.routes.find({s.id, d.id});
     if (it != z.routes.end()) {

@@ -82,7 +82,10 @@ class Network {
     std::map<int, int> gateway;
     int backbone = -1;                         // <zone routing="Cluster"><backbone>
     std::map<int, std::pair<int, int>> host_links;  // <host_link>s and cabinets: vertex -> (up, down)
+    // Floyd: the predecessor of b on the shortest path from a (by link count), after sealing.
+    std::vector<std::vector<int>> pred;
   };
+  void seal_floyd(Zone& z);
 
   int point(const std::string& name) const;
   int add_point(const std::string& name, int is_zone);

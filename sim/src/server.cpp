@@ -66,7 +66,8 @@ kernel::Body Simulation::server() {
         int host = master_;
         std::string err = decide(m.what, create, host);
         if (!err.empty()) {
-          fail(Outcome::invalid_reply, m.where + err);
+          fail(Outcome::invalid_reply, "invalid reply to " + *m.context + ": event " + std::to_string(m.event) + " (" +
+                                           std::string(type_name(m.what)) + "): " + err);
           co_return;
         }
         if (create) {

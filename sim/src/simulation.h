@@ -10,6 +10,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -79,7 +80,10 @@ struct Ip : kernel::Parcel {
   std::vector<WorkloadJob> jobs;  // job_submitted
   size_t slot = 0;                // job_completed
   Payload what;                   // decision
-  std::string where;              // decision: "invalid reply to message 3 (now=...): event 1 (EXECUTE_JOB): "
+  // decision: where it came from, for an error message ("message 3 (now=...)", event 1); the text
+  // is built only if the decision is refused.
+  std::shared_ptr<const std::string> context;
+  size_t event = 0;
   std::vector<std::string> ids;   // killing_done: the jobs the killer was asked to kill
   std::vector<JobProgress> progress;
 };

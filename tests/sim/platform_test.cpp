@@ -101,3 +101,48 @@ TEST(Platform, MadeUpFromAHostCount) {
   EXPECT_EQ(p->machines[2].name, "host10");  // name order, like SimGrid
   EXPECT_FALSE(make_platform(0, "master_host"));
 }
+
+TEST(Platform, RoutesAsSimGridDoes) {
+  // Floyd: the shortest path by link count; a symmetrical route back is the reverse.
+  auto p = parse_platform_xml(R"(<platform version="4.1"><zone id="z" routing="Floyd">
+    <host id="master_host" speed="1Gf"/><host id="a" speed="1Gf"/><host id="b" speed="2Gf"/>
+    <link id="l1" bandwidth="10MBps" latency="1ms"/><link id="l2" bandwidth="20MBps" latency="2ms"/>
+    <route src="b" dst="a"><link_ctn id="l1"/></route>
+    <route src="master_host" dst="b"><link_ctn id="l2"/></route>
+  </zone></platform>)", "t", "master_host");
+  ASSERT_TRUE(p) << p.error();
+  EXPECT_EQ(p->machines[0].name, "a");
+  EXPECT_EQ(p->machines[0].to_master.latency, 0.0 + 1 * 1e-3 + 2 * 1e-3);  // a -> b -> master
+  EXPECT_EQ(p->machines[0].to_master.rate, 10e6);                           // the slowest link
+  EXPECT_EQ(p->machines[1].speed, 2e9);
+  // A host to itself in a Full or Floyd zone: SimGrid's __loopback__ (10 GB/s, no latency).
+  EXPECT_EQ(p->master_route.latency, 0.0);
+  EXPECT_EQ(p->master_route.rate, 10e9);
+
+  // Vivaldi: coordinates in ms, no link (the message is over with its latency).
+  auto v = parse_platform_xml(R"(<platform version="4.1"><zone id="z" routing="Vivaldi">
+    <host id="master_host" coordinates="0 0 1"/><host id="h" coordinates="3 4 2"/></zone></platform>)", "t",
+                              "master_host");
+  ASSERT_TRUE(v) << v.error();
+  EXPECT_EQ(v->machines[0].to_master.latency, (5.0 + 2 + 1) / 1000.0);
+  EXPECT_FALSE(v->machines[0].to_master.links);
+
+  // What is not modelled is refused with its line, not silently given other times.
+  auto err = [](const std::string& xml) {
+    auto q = parse_platform_xml(xml, "platform 'p.xml'", "master_host");
+    return q ? std::string("(accepted)") : q.error();
+  };
+  EXPECT_EQ(err("<platform><zone id='z' routing='Dijkstra'>\n</zone></platform>"),
+            "platform 'p.xml' line 1: zone 'z' uses routing 'Dijkstra', which vtime sim does not model (Full, Floyd, "
+            "Cluster, Vivaldi and None are); use --batsim with real Batsim");
+  EXPECT_EQ(err("<platform><zone id='z' routing='Full'><host id='master_host'/>\n<cluster id='c' prefix='h' "
+                "suffix='' radical='0-1' speed='1Gf' bw='1GBps' lat='1us' topology='TORUS'/></zone></platform>"),
+            "platform 'p.xml' line 2: cluster 'c' has topology TORUS: vtime sim only models flat clusters (use --batsim "
+            "with real Batsim)");
+  EXPECT_EQ(err("<platform><zone id='z' routing='Full'><host id='master_host' speed='1Gf' "
+                "availability_file='a.txt'/></zone></platform>"),
+            "platform 'p.xml' line 1: <host> has 'availability_file': vtime sim does not model availability or speed "
+            "traces (use --batsim with real Batsim)");
+  EXPECT_EQ(err("<platform><zone id='z' routing='Full'><link id='l' bandwidth='1KBps'/></zone></platform>"),
+            "platform 'p.xml' line 1: <link> attribute bandwidth=\"1KBps\" is not a value SimGrid reads");
+}
