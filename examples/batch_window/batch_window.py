@@ -50,7 +50,7 @@ def main():
 
     ctx = zmq.Context()
     sock = ctx.socket(zmq.REP)
-    sock.linger = 30000  # lets the last reply leave before exit, even on a loaded machine (with ctx.term() below)
+    sock.linger = 0  # a signal's exit owes nothing and must not wait
     sock.bind(args.socket_endpoint)
     while not policy.ended:
         msg = json.loads(sock.recv())
@@ -64,7 +64,8 @@ def main():
             events = [] if policy.ended else [dict(timestamp=now, **d) for d in outbox]
             outbox.clear()
         sock.send_string(json.dumps({"now": now, "events": events}))
-    sock.close()
+    # The reply to SIMULATION_ENDS must leave, even on a loaded machine (bounded: 30 s).
+    sock.close(linger=30000)
     # close() only hands the last reply to ZeroMQ's I/O thread: term() waits until it has left.
     # Without it the process may exit first, and the simulator waits for that reply forever.
     ctx.term()
