@@ -27,7 +27,7 @@ kernel::Body Simulation::submitter() {
       fail(Outcome::input_failed, batch.error());
       co_return;
     }
-    auto m = std::make_unique<Ip>(Ip::job_submitted);
+    auto m = make_ip(Ip::job_submitted);
     m->jobs = std::move(*batch);
     co_await tell_server(std::move(m));
   }
@@ -48,7 +48,7 @@ kernel::Body Simulation::request_reply(std::string message, bool is_end) {
     Event& ev = reply.events[i];
     double when = seconds_of(ev.timestamp);
     if (when > engine_.now()) co_await engine_.sleep_for(when - engine_.now());
-    auto m = std::make_unique<Ip>(Ip::decision);
+    auto m = make_ip(Ip::decision);
     m->context = context;
     m->event = i;
     m->what = std::move(ev.payload);
@@ -137,7 +137,7 @@ kernel::Body Simulation::job(size_t j) {
   r.actor = nullptr;
   job_ended(j, engine_.now());
   if (r.state == JobState::completed_killed) co_return;  // the killer's KILLING_DONE reports it
-  auto m = std::make_unique<Ip>(Ip::job_completed);
+  auto m = make_ip(Ip::job_completed);
   m->slot = j;
   co_await tell_server(std::move(m));
 }
@@ -177,7 +177,7 @@ kernel::Body Simulation::killer(std::vector<std::string> ids, std::vector<size_t
       job_ended(j, engine_.now());
     }
   }
-  auto m = std::make_unique<Ip>(Ip::killing_done);
+  auto m = make_ip(Ip::killing_done);
   m->ids = std::move(ids);
   m->progress = std::move(progress);
   co_await tell_server(std::move(m));

@@ -72,13 +72,13 @@ kernel::Body Simulation::server() {
         }
         if (create) {
           kernel::Engine::Await made = engine_.create(host, std::move(*create));
-          if (std::holds_alternative<ExecuteJob>(m.what)) live_.at(*find_job(std::get<ExecuteJob>(m.what).job_id)).actor = made.call.other;
+          if (just_started_) live_.at(*std::exchange(just_started_, std::nullopt)).actor = made.call.other;
           co_await made;
         }
         break;
       }
     }
-    parcel.reset();
+    recycle(std::move(parcel));
     if (end_ack_) co_return;
     if (sched_ready_ && server_box_.empty()) {
       if (!outbox_.empty()) {
@@ -98,6 +98,23 @@ kernel::Body Simulation::send_to_scheduler(bool is_end) {
   outbox_.clear();
   sched_ready_ = false;
   return request_reply(serialise(msg), is_end);
+}
+
+std::unique_ptr<Ip> Simulation::make_ip(Ip::Type t) {
+  if (spare_ips_.empty()) return std::make_unique<Ip>(t);
+  std::unique_ptr<Ip> m = std::move(spare_ips_.back());
+  spare_ips_.pop_back();
+  m->type = t;
+  return m;
+}
+
+void Simulation::recycle(std::unique_ptr<kernel::Parcel> p) {
+  std::unique_ptr<Ip> m(static_cast<Ip*>(p.release()));
+  m->jobs.clear();
+  m->ids.clear();
+  m->progress.clear();
+  m->context.reset();
+  if (spare_ips_.size() < 64) spare_ips_.push_back(std::move(m));
 }
 
 bool Simulation::simulation_finished() const {
@@ -159,6 +176,7 @@ std::string Simulation::decide_execute(const ExecuteJob& e, std::optional<kernel
   // The job's actor runs on its first (lowest-numbered) resource.
   host = r.alloc.ids().front();
   create.emplace(job(*j));
+  just_started_ = *j;
   return {};
 }
 

@@ -2,6 +2,7 @@
 
 #include <cinttypes>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 namespace vtime::sim {
@@ -25,6 +26,19 @@ SimTime SimTime::from_seconds(long double s) {
   long double frac = s - whole;
   Rep a = static_cast<Rep>(static_cast<long long>(whole)) * kPerSecond;
   return SimTime(a + static_cast<Rep>(std::llroundl(frac * 1e18L)));
+}
+
+SimTime SimTime::from_double(double d) {
+  if (d == 0) return SimTime(0);
+  int e = 0;
+  double f = std::frexp(d, &e);                              // d = f * 2^e, 0.5 <= |f| < 1
+  auto m = static_cast<int64_t>(std::ldexp(f, 53));          // d = m * 2^(e - 53), exactly
+  Rep a = static_cast<Rep>(m) * kPerSecond;                  // < 2^113
+  int shift = e - 53;
+  if (shift >= 0) return SimTime(a << shift);
+  if (shift <= -126) return SimTime(0);
+  Rep half = static_cast<Rep>(1) << (-shift - 1);
+  return SimTime(a >= 0 ? (a + half) >> -shift : -((-a + half) >> -shift));
 }
 
 Nanos SimTime::to_nanos() const { return Nanos::from_ns(static_cast<int64_t>(div_round(v_, kPerNano))); }

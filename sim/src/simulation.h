@@ -30,7 +30,7 @@ enum class Phase : uint8_t { not_submitted, submitted, running, finished, reject
 // a reply exactly; Nanos holds them to the nanosecond).
 inline double seconds_of(Nanos n) { return static_cast<double>(static_cast<long double>(n.ns()) / 1e9L); }
 // An instant of the kernel's clock for the books (outputs, statistics), exactly.
-inline SimTime instant(double t) { return SimTime::from_seconds(static_cast<long double>(t)); }
+inline SimTime instant(double t) { return SimTime::from_double(t); }
 
 // A job between its submission and its end: what the simulator holds per job besides its phase.
 // Its id and submission time are in the source's index (JobSource::name, subtime), its JSON went
@@ -108,14 +108,19 @@ class Simulation {
   kernel::Body waiter(double target);
   kernel::Body killer(std::vector<std::string> ids, std::vector<size_t> slots);
   // Sends to the server (one message: the route from this actor's host to the master host).
-  kernel::Engine::Await tell_server(Ip::Type t) { return engine_.put(server_box_, std::make_unique<Ip>(t)); }
+  kernel::Engine::Await tell_server(Ip::Type t) { return engine_.put(server_box_, make_ip(t)); }
   kernel::Engine::Await tell_server(std::unique_ptr<Ip> m) { return engine_.put(server_box_, std::move(m)); }
+  // Internal messages are reused once the server has handled them (one allocation each otherwise).
+  std::unique_ptr<Ip> make_ip(Ip::Type t);
+  void recycle(std::unique_ptr<kernel::Parcel> p);
+  std::vector<std::unique_ptr<Ip>> spare_ips_;
 
   // ---- the server's state changes (server.cpp)
   // A decision's checks and effect at the server; the error, or "" (then `create` may hold an
   // actor to create: a job, a waiter or a killer, on `host`).
   std::string decide(const Payload& what, std::optional<kernel::Body>& create, int& host);
   std::string decide_execute(const ExecuteJob& e, std::optional<kernel::Body>& create, int& host);
+  std::optional<size_t> just_started_;     // the job decide_execute just started (its actor to note)
   std::string decide_reject(const RejectJob& r);
   std::string decide_kill(const KillJob& k, std::optional<kernel::Body>& create);
   bool simulation_finished() const;

@@ -35,6 +35,9 @@ class SimTime {
   static constexpr SimTime from_attos(Rep a) { return SimTime(a); }
   // Rounded to the nearest attosecond (s must be finite and within +-1e20).
   static SimTime from_seconds(long double s);
+  // A double's exact binary value, rounded to the nearest attosecond (no libm rounding calls:
+  // the kernel's clock is converted for every event and job row). d finite, |d| < 1e20.
+  static SimTime from_double(double d);
 
   constexpr Rep attos() const { return v_; }
   Nanos to_nanos() const;    // rounded to the nearest nanosecond
