@@ -43,13 +43,15 @@ kernel::Body Simulation::request_reply(std::string message, bool is_end) {
   // answer() has parsed and checked the reply; the message it answered names the errors.
   Message reply = std::move(*reply_);
   reply_.reset();
-  auto context = std::make_shared<const std::string>(pending_context_);
+  const long seq = pending_seq_;
+  const double message_now = pending_now_;
   for (size_t i = 0; i < reply.events.size(); ++i) {
     Event& ev = reply.events[i];
     double when = seconds_of(ev.timestamp);
     if (when > engine_.now()) co_await engine_.sleep_for(when - engine_.now());
     auto m = make_ip(Ip::decision);
-    m->context = context;
+    m->message = seq;
+    m->message_now = message_now;
     m->event = i;
     m->what = std::move(ev.payload);
     co_await tell_server(std::move(m));

@@ -18,12 +18,8 @@ void double_update(double& variable, double value, double precision) {
 
 Engine::~Engine() {
   for (auto& [pid, a] : actors_) {
-    if (Comm* c = a->comm) {
-      // Unmatched or in flight: free it once, whichever of its two actors comes first.
-      if (c->src) c->src->comm = nullptr;
-      if (c->dst) c->dst->comm = nullptr;
-      delete c;
-    }
+    // Unmatched or in flight: freed once, by whichever of its two actors comes first.
+    if (a->comm) forget(a->comm);
     a->code.destroy();
   }
 }
@@ -70,26 +66,18 @@ Engine::AwaitExec Engine::exec(double rate, bool no_work, std::optional<double> 
   return AwaitExec{this, std::move(c)};
 }
 
-Engine::Await Engine::cancel(Actor* victim) {
+Engine::Await Engine::on_actor(Simcall::Kind kind, Actor* other) {
   Simcall c;
-  c.kind = Simcall::cancel;
-  c.other = victim;
+  c.kind = kind;
+  c.other = other;
   return Await{this, std::move(c)};
 }
 
-Engine::Await Engine::create(int host, Body body) {
-  Simcall c;
-  c.kind = Simcall::create;
-  c.other = make(host, std::move(body));
-  return Await{this, std::move(c)};
-}
+Engine::Await Engine::cancel(Actor* victim) { return on_actor(Simcall::cancel, victim); }
 
-Engine::Await Engine::kill(Actor* victim) {
-  Simcall c;
-  c.kind = Simcall::kill;
-  c.other = victim;
-  return Await{this, std::move(c)};
-}
+Engine::Await Engine::create(int host, Body body) { return on_actor(Simcall::create, make(host, std::move(body))); }
+
+Engine::Await Engine::kill(Actor* victim) { return on_actor(Simcall::kill, victim); }
 
 void Engine::AwaitGet::await_suspend(std::coroutine_handle<Body::promise_type> h) {
   self = h.promise().actor;
@@ -100,15 +88,8 @@ void Engine::AwaitGet::await_suspend(std::coroutine_handle<Body::promise_type> h
 std::unique_ptr<Parcel> Engine::AwaitGet::await_resume() { return std::move(self->received); }
 
 void Engine::AwaitExchange::await_suspend(std::coroutine_handle<Body::promise_type> h) {
-  self = h.promise().actor;
-  e->exchanging_ = self;
+  e->exchanging_ = h.promise().actor;
   e->outgoing_ = std::move(text);
-}
-
-std::string Engine::AwaitExchange::await_resume() { return std::move(self->reply); }
-
-void Engine::reply(std::string text) {
-  if (exchanging_) exchanging_->reply = std::move(text);
 }
 
 std::optional<std::string> Engine::run() {
@@ -257,8 +238,7 @@ void Engine::handle(Actor* a) {
         if (Comm* m = v->comm; m && m->mbox) {  // unmatched: withdrawn from its mailbox
           auto& q = m->mbox->queue;
           q.erase(std::remove(q.begin(), q.end(), m), q.end());
-          delete m;
-          v->comm = nullptr;
+          forget(m);
           v->then_wait = nullptr;
         }
         graveyard_.push_back(v);
@@ -309,6 +289,21 @@ void Engine::start_transfer(Comm* c) {
   add(act);
 }
 
+bool Engine::update(Action& a, double delta) {
+  if (a.latency > 0) {
+    if (a.latency > delta) double_update(a.latency, delta, kSurfPrecision);
+    else a.latency = 0.0;
+    if (a.latency <= 0.0) a.active = true;  // the rate counts from the next solve on
+  }
+  double_update(a.remains, a.rate * delta, kMaxminPrecision * kSurfPrecision);
+  if (a.max_duration >= 0) double_update(a.max_duration, delta, kSurfPrecision);
+  // Sleeps and timeouts are never active (SimGrid's penalty 0): only their duration ends them.
+  bool over = (a.remains <= 0 && a.active) || (a.max_duration >= 0 && a.max_duration <= 0);
+  // The next solve's rate: the lone variable's share (no two transfers ever overlap).
+  if (a.active) a.rate = a.next_rate;
+  return over;
+}
+
 // EngineImpl::solve with HostL07Model's next_occurring_event and update_actions_state.
 bool Engine::advance() {
   // Actions over or cancelled since the last step leave the started list now (and the instant
@@ -328,18 +323,9 @@ bool Engine::advance() {
   std::vector<Action*>& done = done_;
   done.clear();
   if (std::any_of(instant_.begin(), instant_.end(), [](const Action* a) { return is_instant(*a); })) {
-    // A step of 0: only the instant actions change (SimGrid's update of any other is x - 0 = x).
-    for (Action* a : instant_) {
-      if (a->latency > 0) {
-        a->latency = 0.0;  // double_update(latency, 0, 1e-9) of less than 1e-9
-        a->active = true;
-      }
-      if (a->max_duration >= 0) double_update(a->max_duration, 0.0, kSurfPrecision);
-      if ((a->remains <= 0 && a->active && a->kind != Action::sleep && a->kind != Action::timeout) ||
-          (a->max_duration >= 0 && a->max_duration <= 0))
-        done.push_back(a);
-      if (a->active) a->rate = a->next_rate;
-    }
+    // A step of 0: only the instant (and tiny) actions change; any other value minus 0 is itself.
+    for (Action* a : instant_)
+      if (update(*a, 0.0)) done.push_back(a);
     instant_.clear();
   } else {
     double delta = -1.0;
@@ -356,20 +342,8 @@ bool Engine::advance() {
     now_ += delta;
     instant_.clear();
     for (const auto& p : actions_) {
-      Action& a = *p;
-      if (a.latency > 0) {
-        if (a.latency > delta) double_update(a.latency, delta, kSurfPrecision);
-        else a.latency = 0.0;
-        if (a.latency <= 0.0) a.active = true;  // the rate counts from the next solve on
-      }
-      double_update(a.remains, a.rate * delta, kMaxminPrecision * kSurfPrecision);
-      if (a.max_duration >= 0) double_update(a.max_duration, delta, kSurfPrecision);
-      if ((a.remains <= 0 && a.active && a.kind != Action::sleep && a.kind != Action::timeout) ||
-          (a.max_duration >= 0 && a.max_duration <= 0))
-        done.push_back(&a);
-      // The next solve's rate: the lone variable's share (no two transfers ever overlap).
-      if (a.active) a.rate = a.next_rate;
-      if (!a.gone && (is_instant(a) || is_tiny(a)) && (done.empty() || done.back() != &a)) instant_.push_back(&a);
+      if (update(*p, delta)) done.push_back(p.get());
+      else if (!p->gone && (is_instant(*p) || is_tiny(*p))) instant_.push_back(p.get());
     }
   }
   for (Action* a : done) {
@@ -406,6 +380,10 @@ void Engine::finish(Action& act) {
   c->done = true;
   if (c->dst) c->dst->received = std::move(c->parcel);
   for (Actor* w : c->waiters) answer(w);
+  forget(c);
+}
+
+void Engine::forget(Comm* c) {
   if (c->src) c->src->comm = nullptr;
   if (c->dst) c->dst->comm = nullptr;
   delete c;

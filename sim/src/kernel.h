@@ -21,8 +21,8 @@
 // - Creating an actor queues the new actor before its creator; sleep_for(0) is no simcall at all.
 // - An actor may stop the whole simulation in the middle of its run to exchange a message with
 //   the outside world (Batsim's request-reply actor talks to the scheduler over ZeroMQ while
-//   simulated time stands still): Engine::run() returns the message, and the actor goes on with
-//   the reply given to Engine::reply().
+//   simulated time stands still): Engine::run() returns the message, and the actor goes on at
+//   the next run() (the layer above hands it the reply by its own means).
 #pragma once
 
 #include <coroutine>
@@ -103,7 +103,6 @@ struct Actor {
   Comm* then_wait = nullptr;        // second half of a put/get: wait on this comm next run
   Comm* comm = nullptr;             // the comm it sends or receives, while it does
   std::unique_ptr<Parcel> received; // what the last get delivered
-  std::string reply;                // what the last exchange brought back
   bool dead = false;
   // Its pending timed actions: a sleep, or an execution and its timeout.
   struct Action* sleep = nullptr;
@@ -156,11 +155,9 @@ class Engine {
   Actor* start(int host, Body body);
 
   // Runs until an actor asks to exchange a message with the outside world (returns it), or until
-  // nothing can happen any more (nullopt: every actor is blocked for ever or gone).
+  // nothing can happen any more (nullopt: every actor is blocked for ever or gone). After an
+  // exchange, the actor that asked goes on first at the next run().
   std::optional<std::string> run();
-  // The answer to the message run() returned: the actor that asked goes on with it at the next
-  // run(), before anything else happens.
-  void reply(std::string text);
 
   // ---- awaitables for actor code (co_await engine.put(...), ...)
   struct Await {
@@ -193,10 +190,9 @@ class Engine {
   struct AwaitExchange {
     Engine* e;
     std::string text;
-    Actor* self = nullptr;
     bool await_ready() const noexcept { return false; }
     void await_suspend(std::coroutine_handle<Body::promise_type> h);
-    std::string await_resume();
+    void await_resume() const noexcept {}
   };
   // Sends `parcel` to `mbox` and waits until it is received and transferred.
   Await put(Mailbox& mbox, std::unique_ptr<Parcel> parcel);
@@ -225,7 +221,11 @@ class Engine {
   Actor* make(int host, Body body);
   void run_one(Actor* a);
   void handle(Actor* a);
+  Await on_actor(Simcall::Kind kind, Actor* other);  // a simcall about another actor
   void match(Actor* a, Simcall& c, bool sending);
+  // HostL07Model::update_actions_state for one action and a step of `delta`: true when it ends.
+  static bool update(Action& a, double delta);
+  static void forget(Comm* c);  // its actors no longer refer to it; freed
   void start_transfer(Comm* c);
   void answer(Actor* a) { to_run_.push_back(a); }
   bool advance();

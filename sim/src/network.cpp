@@ -342,6 +342,12 @@ std::string Network::add_route(const std::string& src, const std::string& dst, c
   return {};
 }
 
+// SimGrid's add_link_latency: the link joins the route, its latency the sum (in route order).
+void Network::add_link_latency(std::vector<int>& links, double& lat, int l) const {
+  links.push_back(l);
+  lat += links_[static_cast<size_t>(l)].latency;
+}
+
 // FloydZone::do_seal: the loopback of a base zone, then Floyd-Warshall on link counts (a strictly
 // shorter path only replaces a known one, so a direct route wins a tie).
 void Network::seal_floyd(Zone& z) {
@@ -391,10 +397,7 @@ std::string Network::local_route(const Zone& z, int src, int dst, std::vector<in
       const Hop& h = **it;
       if (z.recursive && prev_gw >= 0 && prev_gw != h.gw_src)
         if (std::string e = global_route(prev_gw, h.gw_src, links, lat, 1); !e.empty()) return e;
-      for (int l : h.links) {
-        links.push_back(l);
-        lat += links_[static_cast<size_t>(l)].latency;
-      }
+      for (int l : h.links) add_link_latency(links, lat, l);
       prev_gw = h.gw_dst;
     }
     return {};
@@ -402,15 +405,11 @@ std::string Network::local_route(const Zone& z, int src, int dst, std::vector<in
   if (z.routing == "Full") {
     auto it = z.routes.find({s.id, d.id});
     if (it != z.routes.end()) {
-      for (int l : it->second.links) {
-        links.push_back(l);
-        lat += links_[static_cast<size_t>(l)].latency;
-      }
+      for (int l : it->second.links) add_link_latency(links, lat, l);
       gw_src = it->second.gw_src;
       gw_dst = it->second.gw_dst;
     } else if (src == dst && !z.recursive) {
-      links.push_back(loopback_);
-      lat += links_[static_cast<size_t>(loopback_)].latency;
+      add_link_latency(links, lat, loopback_);
     }
     return {};
   }
@@ -418,20 +417,14 @@ std::string Network::local_route(const Zone& z, int src, int dst, std::vector<in
   // Star zones (clusters, Cluster and Vivaldi zones).
   auto lb = z.loopback.find(s.id);
   if (src == dst && lb != z.loopback.end() && !lb->second.empty()) {
-    for (int l : lb->second) {
-      links.push_back(l);
-      lat += links_[static_cast<size_t>(l)].latency;
-    }
+    for (int l : lb->second) add_link_latency(links, lat, l);
   } else {
     std::set<int> seen;
     auto add = [&](const std::map<int, std::vector<int>>& m, int v) {
       auto it = m.find(v);
       if (it == m.end()) return;
       for (int l : it->second)
-        if (seen.insert(l).second) {
-          links.push_back(l);
-          lat += links_[static_cast<size_t>(l)].latency;
-        }
+        if (seen.insert(l).second) add_link_latency(links, lat, l);
     };
     add(z.up, s.id);
     add(z.down, d.id);

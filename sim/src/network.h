@@ -91,6 +91,7 @@ class Network {
   int add_point(const std::string& name, int is_zone);
   int link(const std::string& name) const;
   std::string resolve(const std::vector<std::pair<std::string, std::string>>& links, bool back, std::vector<int>& out) const;
+  void add_link_latency(std::vector<int>& links, double& lat, int l) const;
   std::string local_route(const Zone& z, int src, int dst, std::vector<int>& links, double& lat, int& gw_src,
                           int& gw_dst) const;
   std::string global_route(int src, int dst, std::vector<int>& links, double& lat, int depth) const;

@@ -210,10 +210,6 @@ std::vector<long> parse_radical(const std::string& r, const Scanner& sc, int lin
   return out;
 }
 
-std::optional<double> parse_speed_fn(const std::string& s) { return detail::parse_speed(s); }
-std::optional<double> parse_bandwidth_fn(const std::string& s) { return detail::parse_bandwidth(s); }
-std::optional<double> parse_time_fn(const std::string& s) { return detail::parse_time(s); }
-
 const std::string& require_attr(const Tag& t, std::string_view key, const Scanner& sc) {
   const std::string* v = t.attr(key);
   if (v == nullptr) sc.fail(t.line, "<" + t.name + "> has no '" + std::string(key) + "' attribute");
@@ -361,7 +357,7 @@ Result<Platform> parse_platform_xml(const std::string& text, const std::string& 
         refuse_traces(t);
         const std::string* coords = t.attr("coordinates");
         hosts.push_back(Host{require_attr(t, "id", sc), {}, zone, t.line,
-                             static_cast<double>(unit(t, "speed", parse_speed_fn, "1Gf"))});
+                             static_cast<double>(unit(t, "speed", detail::parse_speed, "1Gf"))});
         check(t, net.add_host(hosts.back().name, coords ? *coords : ""));
       } else if (t.name == "cluster" || t.name == "cabinet") {
         f.kind = Frame::cluster;
@@ -371,7 +367,7 @@ Result<Platform> parse_platform_xml(const std::string& text, const std::string& 
         std::vector<long> radicals = parse_radical(radical, sc, t.line);
         // SimGrid requires speed, bw and lat; vtime's older reader did not, so a file without them
         // still reads: 1 Gflop/s, and no network inside the cluster.
-        double speed = static_cast<double>(unit(t, "speed", parse_speed_fn, "1Gf"));
+        double speed = static_cast<double>(unit(t, "speed", detail::parse_speed, "1Gf"));
         for (long i : radicals) {
           f.hosts.push_back(hosts.size());
           hosts.push_back(Host{prefix + std::to_string(i) + (suffix ? *suffix : ""), {}, -1, t.line, speed});
@@ -385,21 +381,21 @@ Result<Platform> parse_platform_xml(const std::string& text, const std::string& 
           c.prefix = prefix;
           c.suffix = suffix ? *suffix : "";
           c.radicals = radicals;
-          c.bw = unit(t, "bw", parse_bandwidth_fn, "");
-          c.lat = unit(t, "lat", parse_time_fn, "");
+          c.bw = unit(t, "bw", detail::parse_bandwidth, "");
+          c.lat = unit(t, "lat", detail::parse_time, "");
           c.has_links = t.attr("bw") != nullptr;
-          c.bb_bw = unit(t, "bb_bw", parse_bandwidth_fn, "");
-          c.bb_lat = unit(t, "bb_lat", parse_time_fn, "");
-          c.loopback_bw = unit(t, "loopback_bw", parse_bandwidth_fn, "");
-          c.loopback_lat = unit(t, "loopback_lat", parse_time_fn, "");
-          c.limiter = unit(t, "limiter_link", parse_bandwidth_fn, "");
+          c.bb_bw = unit(t, "bb_bw", detail::parse_bandwidth, "");
+          c.bb_lat = unit(t, "bb_lat", detail::parse_time, "");
+          c.loopback_bw = unit(t, "loopback_bw", detail::parse_bandwidth, "");
+          c.loopback_lat = unit(t, "loopback_lat", detail::parse_time, "");
+          c.limiter = unit(t, "limiter_link", detail::parse_bandwidth, "");
           if (const std::string* v = t.attr("sharing_policy")) c.policy = *v;
           if (const std::string* v = t.attr("bb_sharing_policy")) c.bb_policy = *v;
           if (const std::string* v = t.attr("router_id")) c.router_id = *v;
           check(t, net.add_cluster(c));
         } else {
-          check(t, net.add_cabinet(prefix, suffix ? *suffix : "", radicals, unit(t, "bw", parse_bandwidth_fn, nullptr),
-                                   unit(t, "lat", parse_time_fn, nullptr)));
+          check(t, net.add_cabinet(prefix, suffix ? *suffix : "", radicals, unit(t, "bw", detail::parse_bandwidth, nullptr),
+                                   unit(t, "lat", detail::parse_time, nullptr)));
         }
       } else if (t.name == "router") {
         const std::string* coords = t.attr("coordinates");
@@ -407,11 +403,11 @@ Result<Platform> parse_platform_xml(const std::string& text, const std::string& 
       } else if (t.name == "link") {
         refuse_traces(t);
         const std::string* policy = t.attr("sharing_policy");
-        check(t, net.add_link(require_attr(t, "id", sc), unit(t, "bandwidth", parse_bandwidth_fn, nullptr),
-                              unit(t, "latency", parse_time_fn, "0"), policy ? *policy : "SHARED"));
+        check(t, net.add_link(require_attr(t, "id", sc), unit(t, "bandwidth", detail::parse_bandwidth, nullptr),
+                              unit(t, "latency", detail::parse_time, "0"), policy ? *policy : "SHARED"));
       } else if (t.name == "backbone") {
-        check(t, net.add_backbone(require_attr(t, "id", sc), unit(t, "bandwidth", parse_bandwidth_fn, nullptr),
-                                  unit(t, "latency", parse_time_fn, nullptr)));
+        check(t, net.add_backbone(require_attr(t, "id", sc), unit(t, "bandwidth", detail::parse_bandwidth, nullptr),
+                                  unit(t, "latency", detail::parse_time, nullptr)));
       } else if (t.name == "host_link") {
         check(t, net.add_host_link(require_attr(t, "id", sc), require_attr(t, "up", sc), require_attr(t, "down", sc)));
       } else if (t.name == "route" || t.name == "zoneRoute" || t.name == "ASroute") {

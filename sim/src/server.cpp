@@ -6,7 +6,7 @@
 namespace vtime::sim::detail {
 
 kernel::Body Simulation::server() {
-  outbox_.push_back(Event{instant(engine_.now()).to_micros(), begins().events.front().payload, {}});
+  append(begins());
   co_await engine_.create(master_, send_to_scheduler(false));
   for (;;) {
     std::unique_ptr<kernel::Parcel> parcel = co_await engine_.get(server_box_);
@@ -66,7 +66,7 @@ kernel::Body Simulation::server() {
         int host = master_;
         std::string err = decide(m.what, create, host);
         if (!err.empty()) {
-          fail(Outcome::invalid_reply, "invalid reply to " + *m.context + ": event " + std::to_string(m.event) + " (" +
+          fail(Outcome::invalid_reply, "invalid reply to " + context(m.message, m.message_now) + ": event " + std::to_string(m.event) + " (" +
                                            std::string(type_name(m.what)) + "): " + err);
           co_return;
         }
@@ -113,7 +113,6 @@ void Simulation::recycle(std::unique_ptr<kernel::Parcel> p) {
   m->jobs.clear();
   m->ids.clear();
   m->progress.clear();
-  m->context.reset();
   if (spare_ips_.size() < 64) spare_ips_.push_back(std::move(m));
 }
 

@@ -80,9 +80,10 @@ struct Ip : kernel::Parcel {
   std::vector<WorkloadJob> jobs;  // job_submitted
   size_t slot = 0;                // job_completed
   Payload what;                   // decision
-  // decision: where it came from, for an error message ("message 3 (now=...)", event 1); the text
+  // decision: where it came from, for an error message (message 3, its `now`, event 1); the text
   // is built only if the decision is refused.
-  std::shared_ptr<const std::string> context;
+  long message = 0;
+  double message_now = 0;
   size_t event = 0;
   std::vector<std::string> ids;   // killing_done: the jobs the killer was asked to kill
   std::vector<JobProgress> progress;
@@ -133,6 +134,7 @@ class Simulation {
   // Writes the job's row, counts it in the statistics, and forgets it.
   void record(size_t j);
   void record_rejected(size_t j);
+  JobRow row_of(size_t j, const LiveJob& wj) const;  // the columns every row has
   std::string full_id(size_t slot) const {
     return workload_.name + "!" + std::string(source_.name(static_cast<uint32_t>(slot)));
   }
@@ -142,7 +144,7 @@ class Simulation {
   std::optional<double> compute_rate(const Profile& p, const ResourceSet& alloc) const;
 
   // ---- the conversation (simulator.cpp)
-  Message begins() const;
+  SimulationBegins begins() const;
   void fail(Outcome o, std::string error);
   void finish();  // writes the schedule and ends the run (once)
 
@@ -172,7 +174,10 @@ class Simulation {
   bool started_ = false;
   bool ended_ = false;
   long seq_ = 0;                           // messages sent
-  std::string pending_context_;            // "message 3 (now=10.000600)"
+  long pending_seq_ = 0;                   // the message awaiting its reply, and its `now`
+  double pending_now_ = 0;
+  // "message 3 (now=10.000600)", for error messages only (built when one is written).
+  static std::string context(long seq, double now);
   bool pending_end_ = false;
   std::optional<Message> reply_;           // the parsed reply, for the request-reply actor
   RunReport report_;

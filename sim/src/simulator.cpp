@@ -80,15 +80,19 @@ void Simulation::job_ended(size_t j, double now) {
   }
 }
 
+JobRow Simulation::row_of(size_t j, const LiveJob& wj) const {
+  const uint32_t slot = static_cast<uint32_t>(j);
+  std::optional<SimTime> walltime;
+  if (wj.walltime) walltime = SimTime::from_nanos(*wj.walltime);
+  return JobRow{std::string(source_.name(slot)), workload_.name, workload_.profiles[wj.profile].name,
+                SimTime::from_nanos(source_.subtime(slot)), wj.res, walltime, std::nullopt};
+}
+
 void Simulation::record(size_t j) {
   auto it = live_.find(j);
   const JobRun& r = it->second;
-  const LiveJob& wj = r.job;
-  const uint32_t slot = static_cast<uint32_t>(j);
-  const SimTime subtime = SimTime::from_nanos(source_.subtime(slot));
-  JobRow row{std::string(source_.name(slot)), workload_.name, workload_.profiles[wj.profile].name,
-             subtime, wj.res, wj.walltime ? std::optional<SimTime>(SimTime::from_nanos(*wj.walltime)) : std::nullopt,
-             std::nullopt};
+  JobRow row = row_of(j, r.job);
+  const SimTime subtime = row.submission;
   SimTime runtime = r.end - r.start;
   if (runtime == SimTime::zero()) runtime = kNullRuntime;
   std::string state(to_string(r.state));
@@ -117,13 +121,8 @@ void Simulation::record(size_t j) {
 
 void Simulation::record_rejected(size_t j) {
   auto it = live_.find(j);
-  const LiveJob& wj = it->second.job;
-  const uint32_t slot = static_cast<uint32_t>(j);
-  JobRow row{std::string(source_.name(slot)), workload_.name, workload_.profiles[wj.profile].name,
-             SimTime::from_nanos(source_.subtime(slot)), wj.res,
-             wj.walltime ? std::optional<SimTime>(SimTime::from_nanos(*wj.walltime)) : std::nullopt, std::nullopt};
   ++stats_.nb_rejected;
-  outputs_.job_done(row);
+  outputs_.job_done(row_of(j, it->second.job));
   live_.erase(it);
 }
 
@@ -159,23 +158,29 @@ std::optional<std::string> Simulation::next() {
     return std::nullopt;
   }
   long seq = report_.messages++;
-  pending_context_ = "message " + std::to_string(seq) + " (now=" + format_seconds_6(instant(engine_.now())) + ")";
+  pending_seq_ = seq;
+  pending_now_ = engine_.now();
   pending_since_ = std::chrono::steady_clock::now();
   return m;
 }
 
+std::string Simulation::context(long seq, double now) {
+  return "message " + std::to_string(seq) + " (now=" + format_seconds_6(instant(now)) + ")";
+}
+
 void Simulation::answer(const std::string& reply) {
   waiting_for_scheduler_ += std::chrono::steady_clock::now() - pending_since_;
+  auto refuse = [&](const std::string& why) {
+    fail(Outcome::invalid_reply, "invalid reply to " + context(pending_seq_, pending_now_) + ": " + why);
+  };
   auto parsed = parse_message(reply, Direction::to_batsim);
-  if (!parsed) return fail(Outcome::invalid_reply, "invalid reply to " + pending_context_ + ": " + parsed.error());
+  if (!parsed) return refuse(parsed.error());
   for (size_t i = 0; i < parsed->events.size(); ++i) {
     const Event& ev = parsed->events[i];
-    std::string where = "invalid reply to " + pending_context_ + ": event " + std::to_string(i) + " (" +
-                        std::string(type_name(ev.payload)) + "): ";
+    auto where = [&] { return "event " + std::to_string(i) + " (" + std::string(type_name(ev.payload)) + "): "; };
     if (pending_end_)
-      return fail(Outcome::invalid_reply,
-                  where + "the reply to SIMULATION_ENDS must carry no event" +
-                      (std::holds_alternative<CallMeLater>(ev.payload) ? " (real Batsim aborts on a CALL_ME_LATER here)" : ""));
+      return refuse(where() + "the reply to SIMULATION_ENDS must carry no event" +
+                    (std::holds_alternative<CallMeLater>(ev.payload) ? " (real Batsim aborts on a CALL_ME_LATER here)" : ""));
     std::string err = std::visit(
         [&](const auto& p) -> std::string {
           using T = std::decay_t<decltype(p)>;
@@ -189,20 +194,20 @@ void Simulation::answer(const std::string& reply) {
           }
         },
         ev.payload);
-    if (!err.empty()) return fail(Outcome::invalid_reply, where + err);
+    if (!err.empty()) return refuse(where() + err);
   }
-  reply_ = std::move(parsed).value();
-  engine_.reply(reply);
+  reply_ = std::move(parsed).value();  // the request-reply actor takes it at the next run()
 }
 
 void Simulation::abandon(const PeerStatus& st) {
+  const std::string pending = context(pending_seq_, pending_now_);
   waiting_for_scheduler_ += std::chrono::steady_clock::now() - pending_since_;
   if (st.kind == PeerStatus::interrupted) {
     report_.signal = st.signal;
     fail(Outcome::interrupted, "interrupted by signal " + std::to_string(st.signal) +
-                                   " while waiting for the reply to " + pending_context_);
+                                   " while waiting for the reply to " + pending);
   } else {
-    fail(Outcome::peer_failed, "communication with the scheduler failed at " + pending_context_ + ": " + st.error);
+    fail(Outcome::peer_failed, "communication with the scheduler failed at " + pending + ": " + st.error);
   }
 }
 
@@ -214,7 +219,7 @@ void Simulation::fail(Outcome o, std::string error) {
   finish();
 }
 
-Message Simulation::begins() const {
+SimulationBegins Simulation::begins() const {
   SimulationBegins b;
   int compute = platform_.compute_count();
   b.nb_resources = static_cast<int>(platform_.machines.size());
@@ -232,7 +237,7 @@ Message Simulation::begins() const {
   b.workloads = {{workload_.name, workload_.file}};
   // The workload name is a plain identifier ("w0"), so it needs no JSON escaping.
   b.profiles = RawJson{"{\"" + workload_.name + "\":" + workload_.profiles_json.text + "}"};
-  return Message{Nanos::zero(), {Event{Nanos::zero(), std::move(b), {}}}, {}};
+  return b;
 }
 
 void Simulation::finish() {

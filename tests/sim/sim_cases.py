@@ -144,15 +144,8 @@ def golden_net(workload):
         cols = ["final_state", "starting_time", "finish_time", "allocated_resources"]
         bad = [(j, c, want[j][c], got[j][c]) for j in sorted(want) for c in cols if want[j][c] != got[j][c]]
         check(not bad, "%d differences from real Batsim (job, column, real, vtime), first: %s" % (len(bad), bad[:5]))
-        same_schedule_except(env, g, set())
+        same_schedule(env, g)
     return case
-
-
-def same_schedule_except(env, golden_dir, skip):
-    got = read_rows(env.prefix + "_schedule.csv")[0]
-    want = read_rows(os.path.join(golden_dir, "out_schedule.csv"))[0]
-    diff = {k: (want[k], got[k]) for k in want if k not in WALL_COLUMNS | skip and want[k] != got[k]}
-    check(not diff, "schedule.csv differs from real Batsim (real, vtime): %s" % diff)
 
 
 def periodic(workload, period):
