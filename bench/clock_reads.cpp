@@ -16,6 +16,7 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -63,6 +64,20 @@ void BM_time(benchmark::State& state) {
     benchmark::DoNotOptimize(t);
   });
 }
+
+#if defined(__x86_64__)
+// The CPU's time-stamp counter alone: the floor of any clock read that must read real time
+// (vtime's running clock reads it, abi::ClockState).
+void BM_rdtsc(benchmark::State& state) {
+  run_batches(state, [] {
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+    benchmark::DoNotOptimize(lo);
+    benchmark::DoNotOptimize(hi);
+  });
+}
+BENCHMARK(BM_rdtsc)->UseManualTime();
+#endif
 
 // The loop and the timer alone: what every other figure includes besides the call itself.
 void BM_timer_overhead(benchmark::State& state) {

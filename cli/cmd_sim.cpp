@@ -1,4 +1,4 @@
-// `vtime sim`: the embedded Batsim-4.2.1-compatible simulator for delay jobs (docs/sim.md).
+// `vtime sim`: the embedded Batsim-4.2.1-compatible simulator (docs/sim.md).
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -59,9 +59,12 @@ Subcommand register_sim(CLI::App& root) {
   auto opts = std::make_shared<SimOptions>();
   CLI::App* app = root.add_subcommand(
       "sim",
-      "Embedded Batsim-4.2.1-compatible simulator for delay jobs: a test peer and a quick start\n"
-      "so schedulers run with no Batsim installed. It is NOT a replacement for SimGrid's models:\n"
-      "only 'delay' profiles, no network (zero internal hop), no energy, no dynamic jobs.\n"
+      "Embedded Batsim-4.2.1-compatible simulator: Batsim's own actors on a small model of\n"
+      "SimGrid's kernel, so schedulers run with no Batsim installed and get Batsim's answers;\n"
+      "internal messages cross the platform's network as in Batsim.\n"
+      "It is NOT a replacement for SimGrid's models: jobs are 'delay', non-communicating parallel\n"
+      "tasks and 'composed' sequences of those; no flow-level network sharing, no energy, no\n"
+      "storage, no dynamic jobs (refused with the reason: use `vtime run --batsim`).\n"
       "It connects a ZeroMQ REQ socket to the scheduler's REP endpoint and speaks Batsim's JSON\n"
       "protocol, then writes PREFIX_jobs.csv and PREFIX_schedule.csv like Batsim.\n"
       "Quick start:\n"
@@ -77,7 +80,7 @@ Subcommand register_sim(CLI::App& root) {
                     ->check(CLI::Range(1, 1000000));
   plat->excludes(hosts);
   hosts->excludes(plat);
-  app->add_option("-w,--workload", opts->workload, "Batsim JSON workload (delay profiles only)")
+  app->add_option("-w,--workload", opts->workload, "Batsim JSON workload (delay, non-communicating parallel and composed profiles)")
       ->required()
       ->check(CLI::ExistingFile);
   app->add_option("-e,--export", opts->prefix, "Output prefix: writes PREFIX_jobs.csv and PREFIX_schedule.csv")

@@ -27,6 +27,7 @@ constexpr std::array kTargets{
     C("clock_settime", "vtime_clock_settime"), C("settimeofday", "vtime_settimeofday"),
     C("stime", "vtime_stime"), C("adjtimex", "vtime_adjtimex"), C("ntp_adjtime", "vtime_adjtimex"),
     C("clock_adjtime", "vtime_clock_adjtime"), C("adjtime", "vtime_adjtime"),
+    C("ntp_gettime", "vtime_ntp_gettime"), C("ntp_gettimex", "vtime_ntp_gettime"),
     // sleeps
     C("nanosleep", "vtime_nanosleep"), C("clock_nanosleep", "vtime_clock_nanosleep"),
     C("usleep", "vtime_usleep"), C("sleep", "vtime_sleep"), C("sched_yield", "vtime_sched_yield"),

@@ -31,7 +31,9 @@ header_ptr:
 state_ptr:
         .quad 0                       // the charge state, a private read-write page
 
-// rax = virtual now (ns), r8 = ClockState*. Clobbers rcx, rdx, r9, r10, r11.
+// rax = virtual now (ns), r8 = ClockState*, r9 = the seq it was read under. Clobbers rcx, rdx,
+// r10, r11. Like Session::read_clock, a running clock's real time is taken before seq is
+// checked again (abi::ClockState).
         .p2align 4
 read_now:
         mov r8, [rip + clock_ptr]
@@ -40,22 +42,39 @@ read_now:
         jnz 2f
         mov rax, [r8 + 8]             // now_ns
         mov r10, [r8 + 24]            // rate_ppm
-        mov r11, [r8 + 16]            // real_base_ns
-        cmp r9, [r8]
-        jne 1b
         test r10, r10
         jnz 3f
+        cmp r9, [r8]
+        jne 1b
         ret
 2:      pause
         jmp 1b
-3:      // The clock runs: now + (real monotonic - real base) * rate / 1e6.
+3:      mov r11, [r8 + 72]            // tsc_mult
+        test r11, r11
+        jz 5f
+        // The clock runs, read from the counter: now + max(0, tsc - tsc_base) * tsc_mult >> 32.
+        mov rcx, rax
+        rdtsc
+        shl rdx, 32
+        or rax, rdx
+        sub rax, [r8 + 64]            // - tsc_base
+        cmp r9, [r8]
+        jne 1b
+        test rax, rax
+        jg 4f
+        xor eax, eax                  // read ahead of the write that set tsc_base: no time yet
+4:      mul r11                       // rdx:rax = ticks * tsc_mult
+        shrd rax, rdx, 32
+        add rax, rcx
+        ret
+5:      // The clock runs, read from CLOCK_MONOTONIC: now + (real - real base) * rate / 1e6.
         push rdi
         push rsi
         push rax
         push r10
-        push r11
         push r8
-        sub rsp, 24
+        push qword ptr [r8 + 16]      // real_base_ns
+        sub rsp, 16
         mov edi, 1                    // CLOCK_MONOTONIC, the kernel's
         mov rsi, rsp
         mov eax, SYS_clock_gettime
@@ -63,18 +82,20 @@ read_now:
         mov rax, [rsp]
         imul rax, rax, NS
         add rax, [rsp + 8]
-        add rsp, 24
+        add rsp, 16
+        pop r11                       // real_base_ns
         pop r8
-        pop r11
         pop r10
-        sub rax, r11
-        imul r10                      // rdx:rax = elapsed * rate
-        mov rcx, 1000000
-        idiv rcx
-        pop rcx
-        add rax, rcx
+        pop rcx                       // now_ns
         pop rsi
         pop rdi
+        cmp r9, [r8]
+        jne 1b
+        sub rax, r11
+        imul r10                      // rdx:rax = elapsed * rate
+        mov r10, 1000000
+        idiv r10
+        add rax, rcx
         ret
 
 // A clock read of the program: read_now, charged under the `calls` model. Same registers out

@@ -50,8 +50,10 @@ std::optional<TimedCall> decode(pid_t pid, const user_regs_struct& r, const abi:
   *uncontrolled = false;
   const auto& clk = seg.header.clock;
   int64_t now = Session::read_clock(clk).ns();
-  int64_t realtime_base = clk.epoch_ns + clk.realtime_shift_ns.load(std::memory_order_relaxed);
+  int64_t shift = clk.realtime_shift_ns.load(std::memory_order_acquire);
+  int64_t realtime_base = clk.epoch_ns + shift;
   TimedCall c;
+  c.realtime_shift = shift;
   long nr = static_cast<long>(r.orig_rax);
   auto relative = [&](int64_t d) { return d >= INT64_MAX / 2 - now ? INT64_MAX / 2 : now + d; };
   switch (nr) {

@@ -31,6 +31,7 @@ struct TimedCall {
   int64_t deadline_ns = 0;  // virtual
   uint32_t reason = 0;      // abi::Reason
   bool realtime_abs = false;
+  int64_t realtime_shift = 0;  // realtime_abs: the clock's realtime shift the deadline was computed with
   long nr = 0;              // the call as rewritten
   int tag_arg = 0;          // the argument (0-5) that carries the tag
   long timeout_result = 0;  // its return value at the deadline

@@ -1,6 +1,8 @@
 // The tracer's event loop (see tracer.h).
 #include "tracer.h"
 
+#include "clock_set.h"
+
 #include "inferior.h"
 #include "vdso_patch.h"
 
@@ -9,6 +11,7 @@
 #include "../libvtime/src/proc_reader.h"
 #include "../libvtime/src/slots.h"
 #include "../libvtime/src/trace_request.h"
+#include "../libvtime/src/waits.h"
 
 #include <vtime/log.h>
 
@@ -258,6 +261,11 @@ void Tracer::on_call(pid_t tid) {
   Thread& t = thread(tid);
   user_regs_struct r{};
   if (!get_regs(tid, r)) return;  // died meanwhile
+  // Clock setting first, wherever the call comes from: no raw call may reach the host's clock.
+  if (emulate_clock_set(tid, t.pid, r, seg_)) {
+    resume(tid);
+    return;
+  }
   if (passthrough(t.pid, r.rip)) {
     resume(tid);
     return;
@@ -297,7 +305,8 @@ void Tracer::on_call(pid_t tid) {
   s.reason.store(call->reason, std::memory_order_relaxed);
   s.wake_kind.store(abi::kWakeTracer, std::memory_order_relaxed);
   s.seq.store(t.seq, std::memory_order_relaxed);
-  s.realtime_abs.store(0, std::memory_order_relaxed);
+  // An absolute CLOCK_REALTIME deadline moves with a later set of the clock (settime.h).
+  detail::mark_realtime(s, call->realtime_abs, call->realtime_shift);
   // In a Go program, sleeps and timed futex waits are the runtime's own (sysmon, spinning
   // threads); the program's timers wait in epoll_pwait (the network poller).
   long orig_nr = static_cast<long>(r_orig_nr);
@@ -312,6 +321,10 @@ void Tracer::on_call(pid_t tid) {
   rewrite(r, *call, tag_of(t.seq));
   if (!set_regs(tid, r)) return;  // died meanwhile
   s.state.store(abi::kWaiting, std::memory_order_release);
+  if (call->realtime_abs) {
+    // A set made meanwhile by another process of the tree (through the shim) moved no slot of ours.
+    detail::move_realtime_deadline(s, seg_.header.clock.realtime_shift_ns.load(std::memory_order_acquire));
+  }
   detail::notify_activity(seg_);
   VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: call %lld waits until %lld (wait %llu, slot %d)", static_cast<int>(tid),
              static_cast<long long>(call->nr), static_cast<long long>(call->deadline_ns),

@@ -1,5 +1,6 @@
 // Attachment, process registration and clock conversions (see context.h).
 #include "context.h"
+#include "trace_request.h"
 
 #include "futex.h"
 #include "libc.h"
@@ -126,6 +127,9 @@ void do_attach() {
     c->cpu_quantum_ns = seg->header.cpu_quantum_ns.load(std::memory_order_relaxed);
     g_context.store(c, std::memory_order_release);
     install_fork_handlers();
+    // A process that may set the time gets the clock guard: its raw clock-setting system calls,
+    // which no interposition sees, must not reach the host's clock (trace_request.h).
+    install_clock_guard();
   } catch (const SessionError& e) {
     fprintf(stderr, "vtime: cannot attach to the virtual-time session: %s\n", e.what());
     _exit(kExitAttachFailed);

@@ -8,6 +8,7 @@
 #include "slots.h"
 #include "proc_reader.h"
 #include "proc_stat.h"
+#include "tsc_clock.h"
 
 #include <sched.h>
 #include <sys/syscall.h>
@@ -31,6 +32,7 @@ namespace vtime {
 using detail::ProcReader;
 using detail::ProcessStatus;
 using detail::ThreadSample;
+using detail::TscCalibration;
 
 std::string to_string(const ThreadReport& t) {
   return "pid " + std::to_string(t.pid) + " tid " + std::to_string(t.tid) + " (" + t.comm + ") [" +
@@ -336,6 +338,8 @@ struct Controller::Impl {
   int64_t next_flow_check = 0;  // real ns of the next look for deadlines passed while flowing
   bool flowing = false;         // the clock runs because of the model
   bool warned = false;          // the "time stands still" warning was printed (once per session)
+  TscCalibration tsc;           // the running clock's counter (tsc_clock.h)
+  int64_t next_tsc_write = 0;   // real ns of the next rewrite of a running clock (on_busy)
 
   Impl(Session& s, pid_t r, TreeWatch* w) : session(s), seg(s.segment()), root(r) {
     if (w && r > 0 && w->watches(r)) {
@@ -1036,26 +1040,50 @@ std::optional<TimePoint> Controller::next_deadline() {
 
 namespace {
 
-// The clock's only writer: a seqlock write of (now, real base, rate).
-void write_clock(abi::ClockState& c, TimePoint now, int64_t rate_ppm) {
+// The value the clock state `c` gives at the real instant `p` (the writer's own read_clock).
+int64_t clock_value_at(const abi::ClockState& c, const TscCalibration::Pair& p) {
+  int64_t base = c.now_ns.load(std::memory_order_relaxed);
+  int64_t rate = c.rate_ppm.load(std::memory_order_relaxed);
+  if (rate == 0) return base;
+  if (uint64_t mult = c.tsc_mult.load(std::memory_order_relaxed); mult != 0) {
+    return base + detail::tsc_elapsed(p.tsc, c.tsc_base.load(std::memory_order_relaxed), mult);
+  }
+  __extension__ typedef __int128 wide;
+  return base + static_cast<int64_t>(static_cast<wide>(p.mono_ns - c.real_base_ns.load(std::memory_order_relaxed)) *
+                                     rate / 1000000);
+}
+
+// The clock's only writer: a seqlock write of (now, real base, counter base, rate). The clock
+// continues from the value it had when seq became odd (raised to `at_least`): the real time is
+// taken after that store is visible, so no reader that passed its check saw more, and a clock
+// that stops or changes rate never goes back (abi::ClockState).
+void write_clock(abi::ClockState& c, const TscCalibration& tsc, std::optional<TimePoint> at_least, int64_t rate_ppm) {
   uint64_t s = c.seq.load(std::memory_order_relaxed);
-  c.seq.store(s + 1, std::memory_order_relaxed);
+  c.seq.store(s + 1, std::memory_order_seq_cst);  // a full barrier on x86: visible before the reads below
+#if defined(__x86_64__)
+  __builtin_ia32_lfence();  // and the counter is not read ahead of it
+#endif
+  TscCalibration::Pair p = tsc.take();
+  int64_t now = clock_value_at(c, p);
+  if (at_least && at_least->ns() > now) now = at_least->ns();
   // Release stores: a reader that sees new data also sees the odd seq written before it.
-  c.now_ns.store(now.ns(), std::memory_order_release);
-  c.real_base_ns.store(real_monotonic_ns(), std::memory_order_release);
+  c.now_ns.store(now, std::memory_order_release);
+  c.real_base_ns.store(p.mono_ns, std::memory_order_release);
+  c.tsc_base.store(p.tsc, std::memory_order_release);
+  c.tsc_mult.store(tsc.mult(p, rate_ppm), std::memory_order_release);
   c.rate_ppm.store(rate_ppm, std::memory_order_release);
   c.seq.store(s + 2, std::memory_order_release);
 }
 
 // Sets the clock to t, never backwards, without waking anyone.
-void set_clock_now(abi::ClockState& c, TimePoint t) {
+void set_clock_now(abi::ClockState& c, const TscCalibration& tsc, TimePoint t) {
   TimePoint cur = Session::read_clock(c);
-  if (t > cur) write_clock(c, t, c.rate_ppm.load(std::memory_order_relaxed));
+  if (t > cur) write_clock(c, tsc, t, c.rate_ppm.load(std::memory_order_relaxed));
 }
 
 }  // namespace
 
-void Controller::set_now(TimePoint t) { set_clock_now(impl_->seg.header.clock, t); }
+void Controller::set_now(TimePoint t) { set_clock_now(impl_->seg.header.clock, impl_->tsc, t); }
 
 void Controller::set_cpu_model(const CpuModelOptions& cpu) { impl_->cpu = cpu; }
 
@@ -1087,10 +1115,17 @@ long Controller::Impl::on_busy() {
   if (flow) {
     // From now on the clock runs with real time (scaled) until the tree is idle again.
     double rate = cpu.model == abi::kCpuReal ? cpu.scale : 1.0;
-    write_clock(clk, Session::read_clock(clk), static_cast<int64_t>(rate * 1e6));
+    write_clock(clk, tsc, std::nullopt, static_cast<int64_t>(rate * 1e6));
     flowing = true;
     next_flow_check = 0;
     if (cpu.model == abi::kCpuCalls) ++stats.busy_flows;
+  }
+  if (real >= next_tsc_write && tsc.usable() && clk.rate_ppm.load(std::memory_order_relaxed) != 0) {
+    // A running clock is rewritten where it stands (no reader sees a step): its first write may
+    // have come before the counter's calibration had a millisecond (the clock then reads
+    // CLOCK_MONOTONIC), and a longer span refines the counter's rate.
+    write_clock(clk, tsc, std::nullopt, clk.rate_ppm.load(std::memory_order_relaxed));
+    next_tsc_write = real + (clk.tsc_mult.load(std::memory_order_relaxed) == 0 ? 1'000'000 : 1'000'000'000);
   }
   long cap = 2000;
   if (flowing && real >= next_flow_check) {
@@ -1158,7 +1193,7 @@ void Controller::Impl::end_busy() {
   spin_sample.clear();
   if (flowing) {
     auto& clk = seg.header.clock;
-    write_clock(clk, Session::read_clock(clk), 0);
+    write_clock(clk, tsc, std::nullopt, 0);
     flowing = false;
   }
 }
@@ -1197,7 +1232,7 @@ void Controller::Impl::warn_time_stands_still(int64_t real_now) {
 
 void Controller::set_rate(double factor) {
   auto& c = impl_->seg.header.clock;
-  write_clock(c, Session::read_clock(c), static_cast<int64_t>(factor * 1e6));
+  write_clock(c, impl_->tsc, std::nullopt, static_cast<int64_t>(factor * 1e6));
 }
 
 void Controller::watch_own_threads(bool on) { impl_->watch_self = on; }
@@ -1210,7 +1245,7 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
   Impl& m = *this;
   auto& h = m.seg.header;
   m.drop_ended_tracer_waits();
-  set_clock_now(m.seg.header.clock, t);
+  set_clock_now(m.seg.header.clock, m.tsc, t);
   struct Due {
     int64_t deadline;
     uint64_t seq;

@@ -2,6 +2,7 @@
 #include <vtime/session.h>
 
 #include "libc.h"
+#include "tsc_clock.h"
 
 #include <boost/interprocess/file_mapping.hpp>
 #include <boost/interprocess/mapped_region.hpp>
@@ -29,6 +30,31 @@ int64_t real_monotonic_ns() {
   // Through the real-libc table: inside the shim, ::clock_gettime is our own virtual one.
   detail::libc().clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+TimePoint read_running_clock(const abi::ClockState& c) {
+  for (;;) {
+    uint64_t s1 = c.seq.load(std::memory_order_acquire);
+    int64_t base = c.now_ns.load(std::memory_order_acquire);
+    int64_t rate = c.rate_ppm.load(std::memory_order_acquire);
+    uint64_t mult = c.tsc_mult.load(std::memory_order_acquire);
+    uint64_t tsc_base = c.tsc_base.load(std::memory_order_acquire);
+    int64_t real_base = c.real_base_ns.load(std::memory_order_acquire);
+    // The real time is taken before seq is checked again (see abi::ClockState).
+    uint64_t tsc = 0;
+    int64_t real = 0;
+    if (mult != 0) {
+      tsc = detail::read_tsc();
+    } else if (rate != 0) {
+      real = real_monotonic_ns();
+    }
+    if ((s1 & 1) != 0 || c.seq.load(std::memory_order_acquire) != s1) continue;
+    if (rate == 0) return TimePoint::from_ns(base);  // stopped meanwhile
+    if (mult != 0) return TimePoint::from_ns(base + detail::tsc_elapsed(tsc, tsc_base, mult));
+    if (rate == 1000000) return TimePoint::from_ns(base + (real - real_base));  // no 128-bit division
+    __extension__ typedef __int128 wide;  // elapsed * rate overflows 64 bits after ~2.5 hours
+    return TimePoint::from_ns(base + static_cast<int64_t>(static_cast<wide>(real - real_base) * rate / 1000000));
+  }
 }
 
 struct Session::Impl {

@@ -159,7 +159,7 @@ namespace {
 
 // The filter: SECCOMP_RET_TRACE for the timed waits the tracer virtualises, when they carry a
 // timeout (the same calls without one, or with a zero one where the register says so, never
-// stop), SECCOMP_RET_ALLOW for everything else. A constant program: a forked child installs it
+// stop), SECCOMP_RET_ALLOW for everything else (the clock guard below comes with it). A constant program: a forked child installs it
 // without allocating.
 constexpr uint32_t kArchOff = offsetof(seccomp_data, arch);
 constexpr uint32_t kNrOff = offsetof(seccomp_data, nr);
@@ -231,14 +231,60 @@ constexpr sock_filter kFilter[kFilterLen] = {
     /* 41 kTrace */ stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
 };
 
-bool has_cap_sys_admin() {
+// The clock guard (install_clock_guard): SECCOMP_RET_TRACE for every call that sets the clock
+// (clock_settime and clock_adjtime only on CLOCK_REALTIME, the one clock they can set: the others
+// fail in the kernel with nothing to guard). The 32-bit ABIs (i386, x32), whose calls the tracer
+// does not emulate, get EPERM for theirs. Every other call is allowed whatever its arguments, so
+// the kernel's per-syscall action cache skips the filter for them.
+constexpr uint32_t kX32Bit = 0x40000000u;  // __X32_SYSCALL_BIT
+enum : uint8_t { kGuardX32 = 10, kGuardI386 = 14, kGuardAllow = 22, kGuardTrace = 23, kGuardDeny = 24, kGuardLen = 25 };
+constexpr sock_filter kGuard[kGuardLen] = {
+    /* 0 */ stmt(kLd, kArchOff),
+    /* 1 */ jump(1, BPF_JEQ, AUDIT_ARCH_X86_64, 2, kGuardI386),
+    /* 2 */ stmt(kLd, kNrOff),
+    /* 3 */ jump(3, BPF_JGE, kX32Bit, kGuardX32, 4),
+    /* 4 */ jump(4, BPF_JEQ, SYS_settimeofday, kGuardTrace, 5),
+    /* 5 */ jump(5, BPF_JEQ, SYS_adjtimex, kGuardTrace, 6),
+    /* 6 */ jump(6, BPF_JEQ, SYS_clock_settime, 8, 7),
+    /* 7 */ jump(7, BPF_JEQ, SYS_clock_adjtime, 8, kGuardAllow),
+    /* 8 */ stmt(kLd, arg_lo(0)),
+    /* 9 */ jump(9, BPF_JEQ, CLOCK_REALTIME, kGuardTrace, kGuardAllow),
+    // x32: the 64-bit numbers, flagged.
+    /* 10 kGuardX32 */ jump(10, BPF_JEQ, kX32Bit | SYS_clock_settime, kGuardDeny, 11),
+    /* 11 */ jump(11, BPF_JEQ, kX32Bit | SYS_settimeofday, kGuardDeny, 12),
+    /* 12 */ jump(12, BPF_JEQ, kX32Bit | SYS_adjtimex, kGuardDeny, 13),
+    /* 13 */ jump(13, BPF_JEQ, kX32Bit | SYS_clock_adjtime, kGuardDeny, kGuardAllow),
+    // i386: settimeofday, stime, adjtimex, clock_settime, clock_adjtime and their time64 forms.
+    /* 14 kGuardI386 */ stmt(kLd, kNrOff),
+    /* 15 */ jump(15, BPF_JEQ, 79, kGuardDeny, 16),
+    /* 16 */ jump(16, BPF_JEQ, 25, kGuardDeny, 17),
+    /* 17 */ jump(17, BPF_JEQ, 124, kGuardDeny, 18),
+    /* 18 */ jump(18, BPF_JEQ, 264, kGuardDeny, 19),
+    /* 19 */ jump(19, BPF_JEQ, 343, kGuardDeny, 20),
+    /* 20 */ jump(20, BPF_JEQ, 404, kGuardDeny, 21),
+    /* 21 */ jump(21, BPF_JEQ, 405, kGuardDeny, kGuardAllow),
+    /* 22 kGuardAllow */ stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    /* 23 kGuardTrace */ stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
+    /* 24 kGuardDeny */ stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+};
+
+// Capability `cap` of the calling thread, in its effective or its permitted set.
+bool has_cap(int cap, bool permitted) {
   __user_cap_header_struct hdr{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[2] = {};
   if (raw_syscall6(SYS_capget, reinterpret_cast<long>(&hdr), reinterpret_cast<long>(data), 0, 0, 0, 0) != 0) {
     return false;
   }
-  return (data[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32))) != 0;
+  uint32_t set = permitted ? data[cap / 32].permitted : data[cap / 32].effective;
+  return (set & (1u << (cap % 32))) != 0;
 }
+
+long install_filter(const sock_filter* filter, uint16_t len) {
+  sock_fprog prog{len, const_cast<sock_filter*>(filter)};
+  return raw_syscall6(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, reinterpret_cast<long>(&prog), 0, 0, 0);
+}
+
+bool has_cap_sys_admin() { return has_cap(CAP_SYS_ADMIN, false); }
 
 }  // namespace
 
@@ -249,9 +295,16 @@ int install_trace_filter() {
     long r = raw_syscall6(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0);
     if (r != 0) return static_cast<int>(-r);
   }
-  sock_fprog prog{kFilterLen, const_cast<sock_filter*>(kFilter)};
-  long r = raw_syscall6(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, reinterpret_cast<long>(&prog), 0, 0, 0);
+  // The clock guard too: a traced program's raw clock-setting calls stop for the tracer, which
+  // emulates them (a program that may not set the time then gets EPERM from it, as natively).
+  long r = install_filter(kGuard, kGuardLen);
+  if (r == 0) r = install_filter(kFilter, kFilterLen);
   return r == 0 ? 0 : static_cast<int>(-r);
+}
+
+bool install_clock_guard() {
+  if (!has_cap(CAP_SYS_TIME, true) || !has_cap_sys_admin()) return false;
+  return install_filter(kGuard, kGuardLen) == 0;
 }
 
 }  // namespace vtime::detail

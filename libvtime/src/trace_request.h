@@ -38,4 +38,13 @@ int request_trace(abi::Segment& seg);
 // call with no tracer attached fails with ENOSYS.
 int install_trace_filter();
 
+// The clock guard of a process that may set the time (CAP_SYS_TIME permitted) and may install a
+// filter without no_new_privs (CAP_SYS_ADMIN effective): a seccomp filter that stops every
+// clock-setting system call for the tracer (SECCOMP_RET_TRACE), so that one made as a raw
+// `syscall` instruction, which the shim never sees, cannot reach the host's clock: in a traced
+// process the tracer emulates it on the virtual clock, in any other it fails with ENOSYS.
+// Inherited by every child. Does nothing for other processes (the kernel refuses them anyway).
+// True when installed.
+bool install_clock_guard();
+
 }  // namespace vtime::detail

@@ -12,6 +12,8 @@
  *     CLOCK_MONOTONIC and a bad timespec, as on Linux.
  * Without CAP_SYS_TIME (natively or under vtime): EPERM from every setting call, EINVAL first for
  * bad arguments, a read-only adjtimex works, and the clock does not move.
+ * Either way ntp_gettime (glibc's ntp_gettimex, which reads glibc's internal adjtimex) reports
+ * the clock the program sees: under vtime the virtual one, after any set.
  *
  * Never run it as root outside vtime and the guard: it would set this machine's clock.
  */
@@ -138,6 +140,18 @@ static void privileged(void) {
   close(cfd);
 }
 
+/* ntp_gettime's time is the program's CLOCK_REALTIME (microseconds: the kernel's default). */
+static void ntp_reads(void) {
+  int64_t before = vt_real();
+  struct ntptimeval ntv;
+  memset(&ntv, 0, sizeof ntv);
+  CHECK(ntp_gettime(&ntv) >= 0);
+  int64_t ntp_ns = (int64_t)ntv.time.tv_sec * VT_NS_PER_SEC + (int64_t)ntv.time.tv_usec * 1000;
+  int64_t after = vt_real();
+  CHECK(ntp_ns >= before - 1000 && ntp_ns <= after);
+  if (vt_virtual()) CHECK_EQ(ntp_ns, before / 1000 * 1000);
+}
+
 static void unprivileged(void) {
   int64_t real0 = vt_real();
   struct timespec bad = {1, 1000000000L};
@@ -179,5 +193,6 @@ int main(void) {
     printf("mode: unprivileged\n");
     unprivileged();
   }
+  ntp_reads();
   return vt_finish();
 }

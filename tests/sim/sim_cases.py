@@ -298,7 +298,7 @@ def cli_errors(env):
         check(part in err, "%s: stderr lacks %r: %s" % (args, part, err.strip()))
     p = subprocess.run(env.sim + ["--help"], capture_output=True, text=True, timeout=TIMEOUT)
     check(p.returncode == 0, "--help exited %s" % p.returncode)
-    for part in ["test peer", "not a replacement for simgrid", "exit codes"]:
+    for part in ["batsim's answers", "not a replacement for simgrid", "vtime run --batsim", "exit codes"]:
         check(part in p.stdout.lower(), "--help lacks %r:\n%s" % (part, p.stdout))
 
 

@@ -24,7 +24,18 @@ forever (Go, sleeps forever) and static_clock (a statically linked C program).
   etcd                  Debian's etcd started by a shell script: a lease with TTL 60 s keeps its
                         key at virtual 50 s and has lost it at 70 s, twice the same;
   kill_vtime            SIGKILL of vtime while it runs a static Go program leaves no process of
-                        the tree and no segment in /dev/shm.
+                        the tree and no segment in /dev/shm;
+  settime_static,       raw clock_settime, settimeofday, adjtimex and clock_adjtime (a static C
+  settime_dynamic,      program; the same program dynamic, through the shim's syscall(2)) and
+  settime_go            Go's syscall.Settimeofday move the tree's virtual realtime only: as root
+                        (inside a user namespace, where the kernel refuses to set the real clock,
+                        so that a regression fails instead of moving this machine's clock) the
+                        moves are exact and the monotonic clock stays; as nobody every set is
+                        EPERM, as without vtime; the host's clock never moves. An inline `syscall`
+                        instruction is emulated in the static program, and meets the clock guard
+                        (ENOSYS) in the dynamic one;
+  go_spin_real          the Go loop on time.Since under --cpu-model real: the clock runs while it
+                        computes (read from the CPU's counter by the injected code), the loop ends.
 """
 import argparse
 import os
@@ -39,7 +50,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 UNPRIVILEGED = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 CASES = ["go_static", "go_cgo", "go_unprivileged", "go_via_shell", "go_spawns", "go_spin", "static_c", "static_signal",
-         "real_timeout", "etcd", "kill_vtime"]
+         "real_timeout", "etcd", "kill_vtime", "settime_static", "settime_dynamic", "settime_go", "go_spin_real"]
+USERNS_ROOT = ["unshare", "--user", "--map-root-user"]
+SKIP = 77  # ctest's SKIP_RETURN_CODE
 
 
 def fail(msg):
@@ -93,6 +106,53 @@ def vtime_segments():
     return {n for n in os.listdir("/dev/shm") if n.startswith("vtime.")}
 
 
+def settime_c(root, traced):
+    """What settime_calls.c prints, as root (in a user namespace) or as nobody."""
+    def line(what, moved):
+        if root:
+            return "%-26s -> 0 (ok): realtime %s s, monotonic +0.000000000 s\n" % (what, moved)
+        return "%-26s -> -1 (Operation not permitted): realtime +0.000000000 s, monotonic +0.000000000 s\n" % what
+    out = "clock_settime(MONOTONIC)   -> -1 (Invalid argument): realtime +0.000000000 s, monotonic +0.000000000 s\n"
+    out += line("clock_settime(+1 h)", "+3600.000000000")
+    out += line("settimeofday(-10 s)", "-10.000000000")
+    out += line("adjtimex(+10.5 s)", "+10.500000000")
+    out += line("clock_adjtime(-0.5 s)", "-0.500000000")
+    if traced:
+        out += line("inline clock_settime(+1 s)", "+1.000000000")
+    elif root:
+        # The clock guard: no tracer to emulate the instruction, the call fails before the kernel.
+        out += ("inline clock_settime(+1 s) -> -1 (Function not implemented): realtime +0.000000000 s, "
+                "monotonic +0.000000000 s\n")
+    else:
+        # No guard for a process that may not set the time: the kernel refuses it, as natively.
+        out += line("inline clock_settime(+1 s)", "")
+    out += "adjtimex(read) -> 0: the clock read\na child's realtime agrees\n"
+    # Realtime moved by 3600 - 10 + 10.5 - 0.5 (+ 1 where the inline set is emulated) s: the sleep
+    # to the start + 2 h ends that much sooner on the monotonic clock.
+    moved = (3601 if traced else 3600) if root else 0
+    return out + "an absolute realtime sleep to the start + 2 h ended at monotonic %+.9f s\n" % (7200 - moved)
+
+
+SETTIME_GO_ROOT = "settimeofday(+1 h): <nil>\nwall clock moved 3600 s, monotonic 0.000000 s\nslept: monotonic 1.000000 s\n"
+SETTIME_GO_NOBODY = ("settimeofday(+1 h): operation not permitted\nwall clock moved 0 s, monotonic 0.000000 s\n"
+                     "slept: monotonic 1.000000 s\n")
+
+
+def settime_case(args, cmd, want_root, want_nobody):
+    """Clock setting by a traced program, as root (in a user namespace) and as nobody."""
+    probe = subprocess.run(USERNS_ROOT + ["true"], capture_output=True)
+    if probe.returncode != 0:
+        # Without a user namespace there is no safe way to give the program CAP_SYS_TIME.
+        print("SKIP: no user namespaces here: %s" % probe.stderr.decode().strip())
+        sys.exit(SKIP)
+    host_before = time.time()
+    twice(args, cmd, want_root, USERNS_ROOT)
+    twice(args, cmd, want_nobody, UNPRIVILEGED)
+    moved = time.time() - host_before
+    if not 0 <= moved < 60:
+        fail("the host's clock moved by %.3f s" % moved)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("case", nargs="?")
@@ -117,6 +177,19 @@ def main():
         twice(args, [b("spawn")], "sleep 1.5 done at 1.500000\nsleep 0.25 done at 1.750000\ndate says 00:00:01\n")
     elif c == "go_spin":
         twice(args, [b("spin")], "spun until 0.100000\n", timeout=60)
+    elif c == "go_spin_real":
+        r = run(args, [b("spin")], timeout=60, extra=["--cpu-model", "real"])
+        if r.returncode != 0 or not r.stdout.startswith("spun until "):
+            fail("exit %d" % r.returncode)
+        spun = float(r.stdout.split()[-1])
+        if not 0.1 <= spun < 30:
+            fail("the loop saw %.6f s pass" % spun)
+    elif c == "settime_go":
+        settime_case(args, [b("settime")], SETTIME_GO_ROOT, SETTIME_GO_NOBODY)
+    elif c == "settime_static":
+        settime_case(args, [b("static_settime")], settime_c(True, True), settime_c(False, True))
+    elif c == "settime_dynamic":
+        settime_case(args, [b("dynamic_settime")], settime_c(True, False), settime_c(False, False))
     elif c == "static_signal":
         twice(args, [b("static_clock"), "signal"], "nanosleep -1 (Interrupted system call) after 1.000000000 s\n")
     elif c == "static_c":

@@ -23,6 +23,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <thread>
@@ -484,4 +485,84 @@ TEST(Controller, AdvanceStepWakesOneProcessAtATimeInPidOrder) {
   int st = 0;
   waitpid(root, &st, 0);
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+// The running clock (Controller::set_rate; --cpu-model real): read from the CPU's counter where
+// the kernel trusts it, from CLOCK_MONOTONIC otherwise (the vdso. cases run with VTIME_TSC=0).
+namespace {
+
+// The virtual clock and the real one read together: retried until both reads of the real clock
+// lie within 50 us (a preemption between them would blur the pair).
+std::pair<int64_t, int64_t> clock_pair(const Session& s) {
+  for (;;) {
+    int64_t a = real_monotonic_ns();
+    int64_t v = s.now().ns();
+    int64_t b = real_monotonic_ns();
+    if (b - a < 50'000) return {v, a + (b - a) / 2};
+  }
+}
+
+double rate_over(const Session& s, int64_t real_ns) {
+  auto [v1, r1] = clock_pair(s);
+  usleep(static_cast<useconds_t>(real_ns / 1000));
+  auto [v2, r2] = clock_pair(s);
+  return static_cast<double>(v2 - v1) / static_cast<double>(r2 - r1);
+}
+
+}  // namespace
+
+TEST(RunningClock, RunsAtItsRateAndStopsWhereItStands) {
+  Session s = Session::create();
+  Controller ctl(s, getpid());
+  ctl.set_rate(1.0);  // may come before the counter's calibration has a millisecond ...
+  EXPECT_NEAR(rate_over(s, 20'000'000), 1.0, 0.05);
+  ctl.set_rate(1.0);  // ... this write has it
+  if (getenv("VTIME_TSC") == nullptr) {
+    // Where the kernel's clocksource is the counter, vtime reads it (abi::ClockState).
+    std::ifstream cs("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+    std::string source;
+    cs >> source;
+    if (source == "tsc") {
+      EXPECT_NE(s.segment().header.clock.tsc_mult.load(), 0u) << "the counter is not used";
+    }
+  } else {
+    EXPECT_EQ(s.segment().header.clock.tsc_mult.load(), 0u) << "VTIME_TSC=0 did not turn the counter off";
+  }
+  EXPECT_NEAR(rate_over(s, 100'000'000), 1.0, 0.02);
+  ctl.set_rate(3.0);
+  EXPECT_NEAR(rate_over(s, 50'000'000), 3.0, 0.06);
+  ctl.set_rate(0);
+  TimePoint stopped = s.now();
+  usleep(2000);
+  EXPECT_EQ(s.now(), stopped);
+  // advance_to moves a stopped clock exactly, and a running one from where it stands.
+  ctl.advance_to(stopped + seconds(10));
+  EXPECT_EQ(s.now(), stopped + seconds(10));
+}
+
+TEST(RunningClock, NeverGoesBackWhenItStopsStartsOrChangesRate) {
+  Session s = Session::create();
+  Controller ctl(s, getpid());
+  std::atomic<bool> stop{false};
+  std::atomic<long> backwards{0}, reads{0};
+  std::thread reader([&] {
+    int64_t last = s.now().ns();
+    while (!stop.load(std::memory_order_relaxed)) {
+      int64_t t = s.now().ns();
+      if (t < last) backwards.fetch_add(1);
+      last = t;
+      reads.fetch_add(1, std::memory_order_relaxed);
+    }
+  });
+  for (int i = 0; i < 3000; ++i) {
+    ctl.set_rate(1.0);
+    std::this_thread::yield();
+    ctl.set_rate(0);
+    if (i % 3 == 0) ctl.set_rate(5.0);
+    if (i % 7 == 0) ctl.set_now(s.now() + nanoseconds(1));
+  }
+  stop = true;
+  reader.join();
+  EXPECT_EQ(backwards.load(), 0) << "of " << reads.load() << " reads";
+  EXPECT_GT(reads.load(), 3000);
 }

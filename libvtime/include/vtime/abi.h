@@ -22,7 +22,7 @@
 namespace vtime::abi {
 
 inline constexpr uint64_t kMagic = 0x31454d4954565f56ULL;  // "V_VTIME1", little-endian
-inline constexpr uint32_t kVersion = 8;  // 8: the tracer (7: clock sets, CPU-time model)
+inline constexpr uint32_t kVersion = 9;  // 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
 inline constexpr uint32_t kWaiterSlots = 4096;
 inline constexpr uint32_t kProcessSlots = 512;
 inline constexpr uint32_t kThreadStatSlots = 4096;
@@ -157,7 +157,13 @@ inline constexpr uint64_t kDigestBasis = 0xcbf29ce484222325ULL;
 inline constexpr uint64_t kDigestPrime = 0x100000001b3ULL;
 
 // The clock is a seqlock: the controller is the only writer; readers retry on an odd or changed
-// seq. now = now_ns + (real_now - real_base_ns) * rate_ppm / 1e6; rate 0 (frozen) is the default.
+// seq. Frozen (rate 0, the default): now = now_ns. Running: now = now_ns + the real time elapsed
+// since the write, times rate_ppm / 1e6, read from the CPU's time-stamp counter when tsc_mult is
+// set (now_ns + max(0, tsc - tsc_base) * tsc_mult / 2^32: tsc_mult folds the rate and the
+// counter's calibration against CLOCK_MONOTONIC), from CLOCK_MONOTONIC otherwise
+// (real_now - real_base_ns). Readers take the real time inside the seqlock, and the writer takes
+// its own after making seq odd: a read that passes its check never returns more than the value
+// the next write starts from, so the clock never goes back when it stops.
 struct alignas(64) ClockState {
   std::atomic<uint64_t> seq;
   std::atomic<int64_t> now_ns;
@@ -170,6 +176,8 @@ struct alignas(64) ClockState {
   // reader racing with one sees the clock before or after it, as on Linux.
   std::atomic<int64_t> realtime_shift_ns;
   std::atomic<uint64_t> realtime_sets;  // how many sets so far (TFD_TIMER_CANCEL_ON_SET, the recorder)
+  std::atomic<uint64_t> tsc_base;      // the time-stamp counter when now_ns was set (running clock)
+  std::atomic<uint64_t> tsc_mult;      // virtual ns per counter tick, 32.32 fixed point; 0: use CLOCK_MONOTONIC
 };
 
 struct alignas(64) Header {
@@ -239,7 +247,8 @@ static_assert(offsetof(Header, clock) + sizeof(ClockState) <= 4096, "the clock l
 static_assert(offsetof(ClockState, seq) == 0 && offsetof(ClockState, now_ns) == 8 &&
               offsetof(ClockState, real_base_ns) == 16 && offsetof(ClockState, rate_ppm) == 24 &&
               offsetof(ClockState, epoch_ns) == 32 && offsetof(ClockState, mono_origin_ns) == 40 &&
-              offsetof(ClockState, realtime_shift_ns) == 48, "clock_blob.S reads these offsets");
+              offsetof(ClockState, realtime_shift_ns) == 48 && offsetof(ClockState, tsc_base) == 64 &&
+              offsetof(ClockState, tsc_mult) == 72, "clock_blob.S reads these offsets");
 static_assert(offsetof(Header, magic) == 0 && offsetof(Header, version) == 8 && offsetof(Header, total_size) == 16,
               "the fields checked on attach never move");
 

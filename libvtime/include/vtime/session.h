@@ -77,19 +77,18 @@ class Session {
 
 int64_t real_monotonic_ns();
 
+// read_clock's path for a running clock (out of line: the frozen path stays a few loads).
+TimePoint read_running_clock(const abi::ClockState& c);
+
 inline TimePoint Session::read_clock(const abi::ClockState& c) {
   for (;;) {
     // Acquire loads keep the second read of seq after the data (no fences: TSan cannot model them).
     uint64_t s1 = c.seq.load(std::memory_order_acquire);
     int64_t base = c.now_ns.load(std::memory_order_acquire);
     int64_t rate = c.rate_ppm.load(std::memory_order_acquire);
-    int64_t real_base = c.real_base_ns.load(std::memory_order_acquire);
     if ((s1 & 1) != 0 || c.seq.load(std::memory_order_relaxed) != s1) continue;
-    if (rate == 0) return TimePoint::from_ns(base);
-    if (rate == 1000000) return TimePoint::from_ns(base + (real_monotonic_ns() - real_base));  // no 128-bit division
-    __extension__ typedef __int128 wide;  // elapsed * rate overflows 64 bits after ~2.5 hours
-    wide delta = static_cast<wide>(real_monotonic_ns() - real_base) * rate / 1000000;
-    return TimePoint::from_ns(base + static_cast<int64_t>(delta));
+    if (rate == 0) [[likely]] return TimePoint::from_ns(base);
+    return read_running_clock(c);
   }
 }
 

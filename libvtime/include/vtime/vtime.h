@@ -83,6 +83,10 @@ struct timex;
 int vtime_adjtimex(struct timex* tx);
 int vtime_clock_adjtime(clockid_t clk, struct timex* tx);
 int vtime_adjtime(const struct timeval* delta, struct timeval* olddelta);
+/* ntp_gettime(3) (glibc's name for it is ntp_gettimex): the session's realtime and a clock that
+ * is exact and synchronised, as a read-only vtime_adjtimex reports */
+struct ntptimeval;
+int vtime_ntp_gettime(struct ntptimeval* ntv);
 /* sleeps */
 int vtime_nanosleep(const struct timespec* req, struct timespec* rem);
 int vtime_clock_nanosleep(clockid_t clk, int flags, const struct timespec* req, struct timespec* rem);
