@@ -20,6 +20,7 @@ struct ReplayArgs {
   bool force = false;
   std::optional<double> crash_timeout;
   std::optional<std::string> cpu_model;
+  std::string compare = "all";
   std::vector<std::string> command;
 };
 
@@ -42,6 +43,7 @@ int replay_action(const ReplayArgs& a) {
   if (!o.scheduler.empty() && o.scheduler.front() == "--") o.scheduler.erase(o.scheduler.begin());
   o.stop_at = a.stop_at;
   o.force = a.force;
+  o.decisions_only = a.compare == "decisions";
   std::string err;
   {
     auto r = recorder::TraceReader::open(a.trace, &err, a.force);
@@ -102,6 +104,11 @@ Subcommand register_replay(CLI::App& root) {
   app->add_option("--crash-timeout", a->crash_timeout, "Real seconds the scheduler may stay busy (default: recorded)");
   app->add_option("--cpu-model", a->cpu_model,
                   "CPU-time model to replay under: zero, calls or real (default: the recorded one; see vtime exec)");
+  app->add_option("--compare", a->compare,
+                  "all (default): every record; decisions: the messages exchanged with the simulator and the "
+                  "scheduler's decisions only, not timers, advances, clock digests or processes (schedulers whose "
+                  "threads race within one instant: Slurm, Kubernetes)")
+      ->check(CLI::IsMember({"all", "decisions"}));
   app->add_option("scheduler", a->command, "The scheduler command and its arguments (after --)");
   return {app, [a] { return replay_action(*a); }};
 }

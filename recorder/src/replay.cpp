@@ -139,14 +139,21 @@ std::string missing_kind(const Json& rec) {
   return type == "msg" ? "missing message" : "missing " + type;
 }
 
-// The recorded records, read one ahead.
+// What --compare decisions keeps: what the scheduler is told and what it answers.
+bool is_decision_record(const Json& rec) {
+  std::string type = rec.value("type", std::string());
+  return type == "msg" || type == "decision" || type == "error";
+}
+
+// The recorded records, read one ahead (only those compared).
 class Expected {
  public:
-  explicit Expected(TraceReader& r) : r_(r) {}
+  Expected(TraceReader& r, bool decisions_only) : r_(r), decisions_only_(decisions_only) {}
   const Json* peek() {
-    if (!have_ && !ended_) {
+    while (!have_ && !ended_) {
       have_ = r_.next(next_);
       ended_ = !have_;
+      if (have_ && decisions_only_ && !is_decision_record(next_)) have_ = false;
     }
     return have_ ? &next_ : nullptr;
   }
@@ -159,6 +166,7 @@ class Expected {
 
  private:
   TraceReader& r_;
+  bool decisions_only_;
   Json next_;
   bool have_ = false;
   bool ended_ = false;
@@ -184,6 +192,7 @@ class Comparator final : public RecordSink {
 
   void put(Json rec) override {
     if (stopped_) throw broker::Aborted(kAbortDiverged, "replay stopped");
+    if (opts_.decisions_only && !is_decision_record(rec)) return;
     const Json* e = ex_.peek();
     if (!e) {
       stopped_ = true;
@@ -195,7 +204,22 @@ class Comparator final : public RecordSink {
                Json(), rec, std::nullopt});
     }
     Json expected = ex_.take();
+    uint64_t run_seq = rec.value("seq", uint64_t{0});
+    if (opts_.decisions_only) {
+      // The run's sequence numbers count records left out here: the recorded ones name the place,
+      // also where a decision names the message it came in.
+      rec["seq"] = expected.value("seq", uint64_t{0});
+      if (auto m = rec.find("msg"); m != rec.end() && m->is_number_unsigned()) {
+        for (auto& [run, recorded] : seq_map_) {
+          if (run == m->get<uint64_t>()) *m = recorded;
+        }
+      }
+    }
     if (expected == rec) {
+      if (opts_.decisions_only && rec.value("type", std::string()) == "msg") {
+        seq_map_.emplace_back(run_seq, rec.value("seq", uint64_t{0}));
+        if (seq_map_.size() > 8) seq_map_.pop_front();
+      }
       matched(std::move(rec));
       return;
     }
@@ -305,6 +329,7 @@ class Comparator final : public RecordSink {
   std::deque<Json> last_;
   std::vector<Json> pending_;
   uint64_t matched_ = 0;
+  std::deque<std::pair<uint64_t, uint64_t>> seq_map_;  // --compare decisions: the run's message seqs -> recorded
   bool stopped_ = false;
   bool cut_ = false;
 };
@@ -408,7 +433,7 @@ ReplayResult replay(const ReplayOptions& o) {
   b.scheduler_endpoint = "ipc://" + dir + "/scheduler";
   b.scheduler_command = cmd;  // the broker puts the endpoint in for "{endpoint}"
 
-  Expected expected(*reader);
+  Expected expected(*reader, o.decisions_only);
   Comparator cmp(expected, o);
   Recorder recorder(cmp, h.contains("clock") && h["clock"].contains("ignored_threads")
                              ? h["clock"]["ignored_threads"].get<std::vector<std::string>>()
@@ -429,6 +454,7 @@ ReplayResult replay(const ReplayOptions& o) {
   }
   Json rep = Json::object();
   rep["trace"] = o.trace;
+  rep["compare"] = o.decisions_only ? "decisions" : "all";
   rep["records_matched"] = res.records_matched;
   std::string text;
   if (auto& d = cmp.divergence()) {
@@ -470,7 +496,8 @@ ReplayResult replay(const ReplayOptions& o) {
             " records matched, including the recorded failure (exit " + std::to_string(code) + ")\n";
   } else {
     rep["result"] = "match";
-    text += "vtime replay: no divergence: " + std::to_string(res.records_matched) + " records matched";
+    text += "vtime replay: no divergence: " + std::to_string(res.records_matched) +
+            (o.decisions_only ? " messages and decisions matched" : " records matched");
     text += res.complete ? std::string(", the whole trace\n") : std::string(" up to the cut\n");
   }
   if (!res.complete) {

@@ -37,6 +37,11 @@ struct ReplayOptions {
   broker::Options broker;
   std::optional<uint64_t> stop_at;     // pause the scheduler's tree once record SEQ matched
   bool force = false;                  // warn instead of refusing another version or changed inputs
+  // Compare only the messages exchanged with the simulator and the scheduler's decisions (and
+  // errors): timer, advance, clock and process records are neither compared nor required. For
+  // schedulers whose threads race within one virtual instant (Slurm, Kubernetes), where the
+  // timers differ from run to run while what they decide does not.
+  bool decisions_only = false;
   // Called with the pause message; must return once the user asked to resume. Default: wait
   // for Enter on stdin or SIGUSR1 (the caller blocks SIGUSR1 before any thread starts).
   std::function<void(const std::string&)> on_pause;
