@@ -43,7 +43,7 @@ HttpResponse read_response(int fd, std::chrono::milliseconds timeout, ResponsePa
   char buf[65536];
   while (!p.complete()) {
     if (!wait_fd(fd, POLLIN, timeout)) {
-      throw HttpError("no answer from the API for " + std::to_string(timeout.count() / 1000) + " s");
+      throw HttpTimeout("no answer from the API for " + std::to_string(timeout.count() / 1000) + " s");
     }
     ssize_t n = read(fd, buf, sizeof buf);
     if (n < 0) {
@@ -223,7 +223,7 @@ void write_all(int fd, std::string_view bytes, std::chrono::milliseconds timeout
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN) {
-        if (!wait_fd(fd, POLLOUT, timeout)) throw HttpError("the API does not read its requests");
+        if (!wait_fd(fd, POLLOUT, timeout)) throw HttpTimeout("the API does not read its requests");
         continue;
       }
       throw HttpError(std::string("write: ") + strerror(errno));
@@ -273,6 +273,9 @@ HttpResponse HttpClient::request(std::string_view method, std::string_view path,
       ResponseParser p;
       HttpResponse r = read_response(fd_, timeout_, p);
       return r;
+    } catch (const HttpTimeout&) {
+      close_socket();
+      throw;
     } catch (const HttpError&) {
       close_socket();
       // A keep-alive connection the server closed while we were not looking: once more on a
@@ -290,7 +293,7 @@ WatchStream::WatchStream(const std::string& socket_path, std::string_view path, 
     write_all(fd_, request_bytes("GET", path, {}, {}), timeout);
     char buf[65536];
     while (!parser_.headers_done()) {
-      if (!wait_fd(fd_, POLLIN, timeout)) throw HttpError("no answer to the watch for " + std::to_string(timeout.count() / 1000) + " s");
+      if (!wait_fd(fd_, POLLIN, timeout)) throw HttpTimeout("no answer to the watch for " + std::to_string(timeout.count() / 1000) + " s");
       ssize_t n = read(fd_, buf, sizeof buf);
       if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
       if (n < 0) throw HttpError(std::string("read: ") + strerror(errno));

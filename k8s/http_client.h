@@ -27,6 +27,10 @@ namespace vtime::k8s {
 struct HttpError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// The server did not answer (or read) within the timeout: it may have acted on the request.
+struct HttpTimeout : HttpError {
+  using HttpError::HttpError;
+};
 
 struct HttpResponse {
   int status = 0;
@@ -70,8 +74,9 @@ class HttpClient {
   HttpClient& operator=(const HttpClient&) = delete;
 
   // One request and its whole response. A connection the server closed while idle is opened
-  // again once. Throws HttpError when the server cannot be reached, stops answering for the
-  // timeout, or answers with something that is not HTTP.
+  // again once (never after a timeout: the server may have acted on the request, and a POST
+  // sent again would be refused as a duplicate). Throws HttpError when the server cannot be
+  // reached or answers with something that is not HTTP, HttpTimeout when it stops answering.
   HttpResponse request(std::string_view method, std::string_view path, std::string_view body = {},
                        std::string_view content_type = "application/json");
 

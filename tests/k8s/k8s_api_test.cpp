@@ -7,6 +7,17 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
 namespace vtime::k8s {
 namespace {
 
@@ -65,6 +76,100 @@ TEST(ResponseParser, ConnectionClosedMidBodyIsAnError) {
   ResponseParser p;
   p.feed("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc");
   EXPECT_THROW(p.feed_eof(), HttpError);
+}
+
+// A Unix-socket server that answers the first request of each connection with `answer`, then
+// either closes the connection (`close_after`) or keeps it open and never answers on it again;
+// counts the requests it read.
+class FirstAnswerServer {
+ public:
+  FirstAnswerServer(std::string answer, bool close_after) : answer_(std::move(answer)), close_after_(close_after) {
+    char dir[] = "/tmp/vtime-http-test-XXXXXX";
+    dir_ = mkdtemp(dir);
+    path_ = dir_ + "/api.sock";
+    listen_fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    path_.copy(a.sun_path, sizeof a.sun_path - 1);
+    EXPECT_EQ(bind(listen_fd_, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    EXPECT_EQ(listen(listen_fd_, 8), 0);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~FirstAnswerServer() {
+    stop_ = true;
+    thread_.join();
+    close(listen_fd_);
+    unlink(path_.c_str());
+    rmdir(dir_.c_str());
+  }
+  const std::string& path() const { return path_; }
+  int requests() const { return requests_.load(); }
+
+ private:
+  void serve() {
+    std::vector<pollfd> fds{{listen_fd_, POLLIN, 0}};
+    std::vector<int> answered{0};
+    while (!stop_) {
+      if (poll(fds.data(), fds.size(), 20) <= 0) continue;
+      for (size_t i = 1; i < fds.size(); ++i) {
+        if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
+        char buf[4096];
+        if (read(fds[i].fd, buf, sizeof buf) <= 0) {
+          close(fds[i].fd);
+          fds[i].fd = -1;
+          continue;
+        }
+        ++requests_;
+        if (answered[i]++ == 0) {
+          EXPECT_EQ(write(fds[i].fd, answer_.data(), answer_.size()), static_cast<ssize_t>(answer_.size()));
+          if (close_after_) {
+            close(fds[i].fd);
+            fds[i].fd = -1;
+          }
+        }
+      }
+      if (fds[0].revents & POLLIN) {
+        int fd = accept(listen_fd_, nullptr, nullptr);
+        if (fd >= 0) {
+          fds.push_back({fd, POLLIN, 0});
+          answered.push_back(0);
+        }
+      }
+    }
+    for (size_t i = 1; i < fds.size(); ++i) {
+      if (fds[i].fd >= 0) close(fds[i].fd);
+    }
+  }
+  std::string answer_;
+  bool close_after_;
+  std::string dir_, path_;
+  int listen_fd_ = -1;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> requests_{0};
+  std::thread thread_;
+};
+
+const char* kOk = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+
+TEST(HttpClient, ARequestTheServerDidNotAnswerInTimeIsNotSentAgain) {
+  // On a kept-alive connection, a POST the server read but did not answer in time may have been
+  // acted on: sending it again would create the object twice (seen: the API answered 409 to
+  // vtime-k8s's probe Pod under the timeout policy).
+  FirstAnswerServer server(kOk, false);
+  HttpClient c(server.path(), std::chrono::milliseconds(100));
+  EXPECT_EQ(c.request("GET", "/readyz").body, "ok");
+  EXPECT_THROW(c.request("POST", "/api/v1/namespaces/default/pods", "{}"), HttpTimeout);
+  EXPECT_EQ(server.requests(), 2);
+}
+
+TEST(HttpClient, AKeepAliveConnectionTheServerClosedIsOpenedAgainOnce) {
+  FirstAnswerServer server(kOk, true);
+  HttpClient c(server.path(), std::chrono::milliseconds(2000));
+  EXPECT_EQ(c.request("GET", "/readyz").body, "ok");
+  // The server closed that connection after answering: the next request finds it closed and
+  // goes again on a fresh one.
+  EXPECT_EQ(c.request("GET", "/readyz").body, "ok");
+  EXPECT_EQ(server.requests(), 2);
 }
 
 TEST(KubeApi, PodEventsReduceToNameNodeAndVersion) {

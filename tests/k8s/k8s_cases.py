@@ -207,7 +207,45 @@ def run_equals_shorthand(c):
     check(os.path.isdir(long_prefix + "_k8s/log"), "the run's directory is not kept as PREFIX_k8s")
 
 
+def sweep(c):
+    """`vtime sweep` runs vtime-k8s like any other scheduler (the timeout-vs-accuracy study with
+    the real kube-scheduler): an exact reference, equal to `vtime k8s`, and runs under the
+    timeout policy with 2 ms and 10 ms a step. Such a run either completes every job or ends
+    in one of the failures the study counts: `crash` (exit 4: the budget is too short for the API
+    server, vtime-k8s gives up on an API call after 60 virtual s) or `busy` (exit 5: the bridge
+    waits on the API server, whose timers wait on a clock the policy moves only between
+    replies, until --crash-timeout)."""
+    wl = c.path("sweep.json")
+    jobs = [{"id": str(i), "subtime": 2 * i, "res": 1, "walltime": 100, "profile": "d%d" % d}
+            for i, d in enumerate([10, 30, 20, 10])]
+    with open(wl, "w") as f:
+        json.dump({"nb_res": 2, "jobs": jobs, "profiles": {"d%d" % d: {"type": "delay", "delay": d} for d in (10, 20, 30)}},
+                  f)
+    out = c.path("sweep")
+    cmd = [c.a.vtime, "sweep", "--hosts", "2", "-w", wl, "-o", out, "--param", "timeout=2,10", "--repeat", "1", "-j",
+           "1", "--cpu-model", "zero", "--crash-timeout", "10", "--no-plots", "-q", "--", c.a.k8s, "-s", "{endpoint}"]
+    c.run(cmd, "sweep")
+    runs = rows(read(os.path.join(out, "runs.csv")))
+    print("runs: %s" % [(r["run"], r["status"], r["exit_code"], r["wall_s"]) for r in runs])
+    check(sorted(r["timeout"] for r in runs) == ["", "10", "2"], "runs.csv: %s" % runs)
+    for r in runs:
+        if r["sync"] == "exact" or r["status"] == "ok":
+            check(r["status"] == "ok" and r["nb_jobs"] == "4" and r["nb_jobs_rejected"] == "0", "run %s: %s" % (r["run"], r))
+        else:
+            check((r["status"], r["exit_code"]) in (("crash", "4"), ("busy", "5")), "run %s: %s" % (r["run"], r))
+            log = read(os.path.join(out, "runs", r["run"], "run.log"))
+            check("vtime-k8s" in log, "the crash's reason is not in %s's run.log: %s" % (r["run"], log[-1000:]))
+        c.nothing_left(os.path.join(out, "runs", r["run"], "out_k8s"))
+    summary = rows(read(os.path.join(out, "summary.csv")))
+    check(len(summary) == 3 and all("crash_rate" in r for r in summary), "summary.csv: %s" % summary)
+    exact = [r["run"] for r in runs if r["sync"] == "exact"][0]
+    prefix, _ = c.vtime_k8s(wl, "alone", hosts=2)
+    check(read(os.path.join(out, "runs", exact, "out_jobs.csv")) == read(prefix + "_jobs.csv"),
+          "the sweep's exact reference differs from `vtime k8s`")
+
+
 CASES = {
+    "sweep": sweep,
     "contention": contention,
     "backoff_config": backoff_config,
     "examples_configs": examples_configs,
