@@ -61,6 +61,7 @@ std::optional<TimedCall> decode(pid_t pid, const user_regs_struct& r, const abi:
       auto d = read_timespec(pid, r.rdi);
       if (!d || *d == 0) return std::nullopt;
       c.deadline_ns = relative(*d);
+      c.rem_addr = r.rsi;
       c.reason = abi::kReasonSleep;
       c.nr = SYS_ppoll;
       c.tag_arg = 4;
@@ -76,6 +77,7 @@ std::optional<TimedCall> decode(pid_t pid, const user_regs_struct& r, const abi:
         c.deadline_ns = *d - (c.realtime_abs ? realtime_base : clk.mono_origin_ns);
       } else {
         c.deadline_ns = relative(*d);
+        c.rem_addr = r.r10;
       }
       c.reason = abi::kReasonSleep;
       c.nr = SYS_ppoll;

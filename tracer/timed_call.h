@@ -32,6 +32,9 @@ struct TimedCall {
   uint32_t reason = 0;      // abi::Reason
   bool realtime_abs = false;
   int64_t realtime_shift = 0;  // realtime_abs: the clock's realtime shift the deadline was computed with
+  // A relative nanosleep or clock_nanosleep: where the time left goes when a signal ends it
+  // (the rewrite drops the argument), 0 none.
+  uint64_t rem_addr = 0;
   long nr = 0;              // the call as rewritten
   int tag_arg = 0;          // the argument (0-5) that carries the tag
   long timeout_result = 0;  // its return value at the deadline

@@ -222,6 +222,7 @@ void Tracer::on_stop(pid_t tid, int status) {
         return;
       }
       VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: signal %d", static_cast<int>(tid), sig);
+      note_signal_in_sleep(tid);
       resume(tid, sig);  // a signal for the program: delivered as it is
       return;
     default:
@@ -388,6 +389,18 @@ void Tracer::on_syscall_stop(pid_t tid) {
   }
   end_wait(t);  // it returned by itself before the deadline
   resume(tid);
+}
+
+void Tracer::note_signal_in_sleep(pid_t tid) {
+  Thread& t = thread(tid);
+  if (!t.in_wait || t.call.rem_addr == 0) return;
+  user_regs_struct r{};
+  if (!get_regs(tid, r) || !in_call(r, t.call, tag_of(t.seq)) || !interrupted_result(static_cast<long>(r.rax))) return;
+  // The signal ends the sleep (EINTR with a handler) or restarts it (none): either way what is
+  // left is written where nanosleep writes it, as the kernel does before it returns EINTR.
+  int64_t left = std::max<int64_t>(0, t.call.deadline_ns - Session::read_clock(seg_.header.clock).ns());
+  timespec rem{static_cast<time_t>(left / 1000000000), static_cast<long>(left % 1000000000)};
+  write_mem(t.pid, t.call.rem_addr, &rem, sizeof rem);
 }
 
 void Tracer::on_interrupted(pid_t tid) {

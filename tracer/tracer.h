@@ -57,6 +57,8 @@ class Tracer {
   void on_call(pid_t tid);
   void on_exec(pid_t tid);
   void on_interrupted(pid_t tid);
+  // A signal stopped `tid` inside a rewritten relative sleep: fills in the sleep's `rem`.
+  void note_signal_in_sleep(pid_t tid);
   void on_syscall_stop(pid_t tid);
   void interrupt_due();
   void forget(pid_t tid);

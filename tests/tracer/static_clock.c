@@ -1,6 +1,7 @@
 /* A statically linked C program (glibc reads the clock through the vDSO even here): sleeps
  * 2.5 s with nanosleep, 0.25 s with clock_nanosleep and 0.25 s in select, then prints the
- * monotonic time elapsed and the wall clock, which must be exact under vtime. With "sigtimedwait"
+ * monotonic time elapsed and the wall clock, which must be exact under vtime. With "signal", a
+ * signal interrupts a 10 s nanosleep after 1 s: EINTR and 9 s left in `rem`. With "sigtimedwait"
  * it waits instead in sigtimedwait() with a 30 s timeout, a call vtime leaves on the real clock:
  * vtime must say so (exit 123), not call it a deadlock. */
 #include <errno.h>
@@ -39,13 +40,14 @@ int main(int argc, char** argv) {
       kill(parent, SIGUSR1);
       _exit(0);
     }
-    struct timespec ten = {10, 0};
-    int r = nanosleep(&ten, NULL);
+    struct timespec ten = {10, 0}, rem = {-1, -1};
+    int r = nanosleep(&ten, &rem);
     int e = errno;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     waitpid(child, NULL, 0);
     long long ns = (t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
-    printf("nanosleep %d (%s) after %lld.%09lld s\n", r, r ? strerror(e) : "ok", ns / 1000000000, ns % 1000000000);
+    printf("nanosleep %d (%s) after %lld.%09lld s, %lld.%09ld s left\n", r, r ? strerror(e) : "ok", ns / 1000000000,
+           ns % 1000000000, (long long)rem.tv_sec, rem.tv_nsec);
     return 0;
   }
   struct timespec d = {2, 500000000};
