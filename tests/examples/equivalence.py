@@ -16,6 +16,7 @@ Exit 0 pass; 1 fail (the first differing job with both rows on stdout); 77 skipp
 `vtime` has no `run` subcommand yet.
 """
 import argparse
+import json
 import re
 import subprocess
 
@@ -95,10 +96,25 @@ def go_replay(args, scratch):
            "--record", trace, "--", args.go_fcfs, "-s", "{endpoint}", "--period", PERIOD]
     r = subprocess.run(cmd, cwd=scratch.dir, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT)
     check(r.returncode == 0, "%s\nexited %d: %s" % (" ".join(cmd), r.returncode, r.stderr))
-    r = subprocess.run([args.vtime, "replay", trace], cwd=scratch.dir, stdin=subprocess.DEVNULL,
+    r = subprocess.run([args.vtime, "replay", trace, "--report", "json"], cwd=scratch.dir, stdin=subprocess.DEVNULL,
                        capture_output=True, text=True, timeout=TIMEOUT)
-    print(r.stdout + r.stderr)
-    check(r.returncode == 0 and "no divergence" in r.stdout + r.stderr, "the replay diverged (exit %d)" % r.returncode)
+    print(r.stdout[-4000:] + r.stderr)
+    if r.returncode == 1:
+        # Seen once in a clean-clone CI run (1 in dozens): an extra arm of the Go poller's wait
+        # (the same deadline, another M) in the recording, before a message. libzmq's I/O thread
+        # makes ZMQ_FD readable at moments that depend on real time, and the poller wakes for it
+        # or not: a timer record, never a message or a decision. Tolerated only there, and only
+        # if the messages and decisions replay exactly (docs/cli.md, --compare decisions).
+        rep = json.loads(r.stdout)
+        check(rep["expected"] is not None and rep["expected"].get("type") == "timer" or
+              rep["actual"] is not None and rep["actual"].get("type") == "timer",
+              "the replay diverged outside the timer records: %s" % rep.get("kind"))
+        print("record-level divergence at a timer record (seq %s, %s): checking messages and decisions" %
+              (rep["seq"], rep["kind"]))
+        r = subprocess.run([args.vtime, "replay", trace, "--compare", "decisions", "--report", "json"],
+                           cwd=scratch.dir, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT)
+        print(r.stdout[-4000:] + r.stderr)
+    check(r.returncode == 0 and json.loads(r.stdout).get("result") == "match", "the replay diverged (exit %d)" % r.returncode)
 
 
 CASES["go_replay"] = go_replay
