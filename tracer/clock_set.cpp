@@ -19,14 +19,15 @@ namespace {
 // The call's result, or nullopt for a clock the kernel keeps.
 std::optional<long> emulate(pid_t tid, pid_t pid, const user_regs_struct& r, abi::Segment& seg) {
   auto nr = static_cast<long>(r.orig_rax);
-  bool may = detail::may_set_time(tid);
+  // Asked only for these calls: every timed wait of a traced thread stops here first.
+  auto may = [tid] { return detail::may_set_time(tid); };
   switch (nr) {
     case SYS_clock_settime: {
       auto clk = static_cast<clockid_t>(r.rdi);
       if (!detail::is_virtual_clock(clk)) return std::nullopt;
       timespec ts{};
       if (!read_mem(pid, r.rsi, &ts, sizeof ts)) return -EFAULT;
-      return detail::settime_clock(seg, may, clk, ts);
+      return detail::settime_clock(seg, may(), clk, ts);
     }
     case SYS_settimeofday: {
       // The kernel takes a time and a timezone in one call (glibc refuses both): the time is set,
@@ -34,7 +35,7 @@ std::optional<long> emulate(pid_t tid, pid_t pid, const user_regs_struct& r, abi
       timeval tv{};
       bool has_tv = r.rdi != 0;
       if (has_tv && !read_mem(pid, r.rdi, &tv, sizeof tv)) return -EFAULT;
-      return detail::settime_timeofday(seg, may, has_tv ? &tv : nullptr, !has_tv && r.rsi != 0);
+      return detail::settime_timeofday(seg, may(), has_tv ? &tv : nullptr, !has_tv && r.rsi != 0);
     }
     case SYS_adjtimex:
     case SYS_clock_adjtime: {
@@ -46,7 +47,7 @@ std::optional<long> emulate(pid_t tid, pid_t pid, const user_regs_struct& r, abi
       }
       struct timex tx {};
       if (!read_mem(pid, addr, &tx, sizeof tx)) return -EFAULT;
-      long res = detail::settime_adjust(seg, may, tx);
+      long res = detail::settime_adjust(seg, may(), tx);
       if (res >= 0 && !write_mem(pid, addr, &tx, sizeof tx)) return -EFAULT;
       return res;
     }

@@ -322,10 +322,8 @@ void Tracer::on_call(pid_t tid) {
   rewrite(r, *call, tag_of(t.seq));
   if (!set_regs(tid, r)) return;  // died meanwhile
   s.state.store(abi::kWaiting, std::memory_order_release);
-  if (call->realtime_abs) {
-    // A set made meanwhile by another process of the tree (through the shim) moved no slot of ours.
-    detail::move_realtime_deadline(s, seg_.header.clock.realtime_shift_ns.load(std::memory_order_acquire));
-  }
+  // A set made meanwhile by another process of the tree (through the shim) moved no slot of ours.
+  detail::settle_realtime(seg_, s);
   detail::notify_activity(seg_);
   VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: call %lld waits until %lld (wait %llu, slot %d)", static_cast<int>(tid),
              static_cast<long long>(call->nr), static_cast<long long>(call->deadline_ns),

@@ -66,7 +66,7 @@ void arm_slot(ProcessContext& c, uint32_t slot, TimePoint deadline, bool realtim
   mark_realtime(s, realtime, shift);
   s.seq.store(c.seg->header.next_seq.fetch_add(1), std::memory_order_relaxed);
   s.state.store(abi::kWaiting, std::memory_order_release);
-  settle_realtime(c, s);
+  settle_realtime(*c.seg, s);
   notify_activity(*c.seg);
 }
 

@@ -19,7 +19,8 @@ namespace vtime::detail {
 // CAP_SYS_TIME in the effective set of thread `tid` (0: the calling thread).
 bool may_set_time(pid_t tid = 0);
 
-// clock_settime(2): CLOCK_REALTIME moves; the other clocks vtime virtualises cannot be set.
+// clock_settime(2): CLOCK_REALTIME moves; the other clocks vtime virtualises cannot be set
+// (EINVAL, before the right is looked at).
 int settime_clock(abi::Segment& seg, bool may_set, clockid_t clk, const timespec& ts);
 // settimeofday(2) with a time (or none), and whether a timezone was passed as well.
 int settime_timeofday(abi::Segment& seg, bool may_set, const timeval* tv, bool has_tz);

@@ -1,6 +1,7 @@
 // Handing a program to the tracer (see trace_request.h).
 #include "trace_request.h"
 
+#include "caps.h"
 #include "futex.h"
 
 #include <elf.h>
@@ -159,8 +160,8 @@ namespace {
 
 // The filter: SECCOMP_RET_TRACE for the timed waits the tracer virtualises, when they carry a
 // timeout (the same calls without one, or with a zero one where the register says so, never
-// stop), SECCOMP_RET_ALLOW for everything else (the clock guard below comes with it). A constant program: a forked child installs it
-// without allocating.
+// stop), SECCOMP_RET_ALLOW for everything else (the clock guard below comes with it). A constant
+// program: a forked child installs it without allocating.
 constexpr uint32_t kArchOff = offsetof(seccomp_data, arch);
 constexpr uint32_t kNrOff = offsetof(seccomp_data, nr);
 constexpr uint32_t arg_lo(int i) { return offsetof(seccomp_data, args) + 8 * i; }
@@ -268,23 +269,12 @@ constexpr sock_filter kGuard[kGuardLen] = {
     /* 24 kGuardDeny */ stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 };
 
-// Capability `cap` of the calling thread, in its effective or its permitted set.
-bool has_cap(int cap, bool permitted) {
-  __user_cap_header_struct hdr{_LINUX_CAPABILITY_VERSION_3, 0};
-  __user_cap_data_struct data[2] = {};
-  if (raw_syscall6(SYS_capget, reinterpret_cast<long>(&hdr), reinterpret_cast<long>(data), 0, 0, 0, 0) != 0) {
-    return false;
-  }
-  uint32_t set = permitted ? data[cap / 32].permitted : data[cap / 32].effective;
-  return (set & (1u << (cap % 32))) != 0;
-}
-
 long install_filter(const sock_filter* filter, uint16_t len) {
   sock_fprog prog{len, const_cast<sock_filter*>(filter)};
   return raw_syscall6(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, reinterpret_cast<long>(&prog), 0, 0, 0);
 }
 
-bool has_cap_sys_admin() { return has_cap(CAP_SYS_ADMIN, false); }
+bool has_cap_sys_admin() { return has_capability(0, CAP_SYS_ADMIN); }
 
 }  // namespace
 
@@ -303,7 +293,7 @@ int install_trace_filter() {
 }
 
 bool install_clock_guard() {
-  if (!has_cap(CAP_SYS_TIME, true) || !has_cap_sys_admin()) return false;
+  if (!has_capability(0, CAP_SYS_TIME, true) || !has_cap_sys_admin()) return false;
   return install_filter(kGuard, kGuardLen) == 0;
 }
 

@@ -97,9 +97,9 @@ void move_realtime_deadline(abi::WaiterSlot& s, int64_t shift) {
   }
 }
 
-void settle_realtime(ProcessContext& c, abi::WaiterSlot& s) {
+void settle_realtime(abi::Segment& seg, abi::WaiterSlot& s) {
   if (s.realtime_abs.load(std::memory_order_relaxed) == 0) return;
-  move_realtime_deadline(s, c.seg->header.clock.realtime_shift_ns.load(std::memory_order_acquire));
+  move_realtime_deadline(s, seg.header.clock.realtime_shift_ns.load(std::memory_order_acquire));
 }
 
 void thread_after_fork_child() {
@@ -154,7 +154,7 @@ WaitScope::WaitScope(ProcessContext& c, TimePoint deadline, uint32_t reason, uin
   mark_realtime(s, deadline);
   if (action) agent_add(c, slot_, *action);
   s.state.store(abi::kWaiting, std::memory_order_release);
-  settle_realtime(c, s);
+  settle_realtime(*c.seg, s);
   notify_activity(*c.seg);
 }
 

@@ -42,7 +42,7 @@ void mark_realtime(abi::WaiterSlot& s, bool realtime, int64_t shift);
 // the setter and the registering thread apply one set once between them.
 void move_realtime_deadline(abi::WaiterSlot& s, int64_t shift);
 // After the slot became Waiting: applies a clock set that raced with the registration.
-void settle_realtime(ProcessContext& c, abi::WaiterSlot& s);
+void settle_realtime(abi::Segment& seg, abi::WaiterSlot& s);
 
 class WaitScope {
  public:
