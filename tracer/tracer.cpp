@@ -50,7 +50,7 @@ std::string comm_of(pid_t pid) {
 }  // namespace
 
 Tracer::Tracer(Session& session, std::string segment_path)
-    : session_(session), seg_(session.segment()), segment_path_(std::move(segment_path)) {}
+    : session_(session), seg_(session.segment()), segment_path_(std::move(segment_path)), timers_(seg_) {}
 
 Tracer::Thread& Tracer::thread(pid_t tid) {
   auto it = threads_.find(tid);
@@ -172,7 +172,11 @@ void Tracer::forget(pid_t tid) {
   }
   pid_t pid = it->second.pid;
   threads_.erase(it);
-  if (pid == tid) processes_.erase(pid);
+  timers_.forget_thread(tid);
+  if (pid == tid) {
+    processes_.erase(pid);
+    timers_.on_exit(pid);
+  }
 }
 
 void Tracer::on_stop(pid_t tid, int status) {
@@ -271,6 +275,20 @@ void Tracer::on_call(pid_t tid) {
     resume(tid);
     return;
   }
+  long result = 0;
+  switch (timers_.on_call(tid, t.pid, r, &result)) {
+    case Timers::Action::kDone:
+      r.orig_rax = static_cast<unsigned long long>(-1);  // the kernel skips the call ...
+      r.rax = static_cast<unsigned long long>(result);   // ... which returns this
+      set_regs(tid, r);
+      resume(tid);
+      return;
+    case Timers::Action::kFollowExit:
+      if (set_regs(tid, r)) ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);
+      return;
+    case Timers::Action::kPass:
+      break;
+  }
   bool uncontrolled = false;
   auto call = decode(t.pid, r, seg_, &uncontrolled);
   if (!call) {
@@ -357,6 +375,11 @@ void Tracer::on_syscall_stop(pid_t tid) {
     resume(tid);
     return;
   }
+  if (timers_.creating(tid)) {
+    if (info.op == PTRACE_SYSCALL_INFO_EXIT) timers_.created(tid, t.pid, static_cast<long>(info.exit.rval));
+    resume(tid);
+    return;
+  }
   if (!t.in_wait || !t.call.exit_tracked) {
     resume(tid);
     return;
@@ -438,6 +461,7 @@ void Tracer::interrupt_due() {
         s.wake_kind.load(std::memory_order_relaxed) != abi::kWakeTracer) {
       continue;
     }
+    if (timers_.fire(i)) continue;
     pid_t tid = s.tid.load(std::memory_order_relaxed);
     auto it = threads_.find(tid);
     if (it == threads_.end() || it->second.slot != static_cast<int32_t>(i)) continue;
@@ -468,6 +492,7 @@ void Tracer::on_exec(pid_t tid) {
   t.pid = tid;
   t.in_wait = false;
   processes_[tid] = Process{};
+  timers_.on_exec(tid);
   char exe[64];
   snprintf(exe, sizeof exe, "/proc/%d/exe", static_cast<int>(tid));
   processes_[tid].go = detail::exec_kind(exe) == detail::ExecKind::kGo;

@@ -6,13 +6,15 @@
 // (trace_request.h). A traced thread stops (seccomp, SECCOMP_RET_TRACE) on each timed wait: the
 // tracer gives it a waiter slot with the virtual deadline (abi::kWakeTracer) and lets it wait
 // without a timeout (timed_call.h); the controller signals the tracer (SIGUSR2) when it reaches
-// the deadline, and the tracer interrupts the wait with its timeout's result. Clock reads never
+// the deadline, and the tracer interrupts the wait with its timeout's result. Timers armed with
+// raw system calls are emulated on the same slots (timers.h). Clock reads never
 // stop: the vDSO is patched at every exec (vdso_patch.h). Threads, forks and execs are followed
 // (PTRACE_O_TRACECLONE/FORK/VFORK/EXEC); PTRACE_O_EXITKILL kills every traced process if the
 // tracer dies, and the tracer dies with the session owner (PR_SET_PDEATHSIG).
 #pragma once
 
 #include "timed_call.h"
+#include "timers.h"
 
 #include <vtime/session.h>
 
@@ -75,6 +77,7 @@ class Tracer {
   std::string segment_path_;
   std::unordered_map<pid_t, Thread> threads_;
   std::unordered_map<pid_t, Process> processes_;
+  Timers timers_;
   int64_t spin_until_ns_ = 0;  // real time until which run() polls instead of sleeping
 };
 

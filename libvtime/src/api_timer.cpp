@@ -6,6 +6,7 @@
 #include "futex.h"
 #include "slots.h"
 #include "libc.h"
+#include "timer_slots.h"
 #include "timers.h"
 #include "waits.h"
 
@@ -57,24 +58,6 @@ uint32_t claim_timer_slot(ProcessContext& c, uint32_t reason) {
     c.seg->waiters[i].wake_kind.store(abi::kWakeAgent);
   }
   return i;
-}
-
-// `realtime`: an absolute time on a realtime clock, computed with realtime shift `shift`.
-void arm_slot(ProcessContext& c, uint32_t slot, TimePoint deadline, bool realtime, int64_t shift) {
-  auto& s = c.seg->waiters[slot];
-  s.deadline.store(deadline.ns(), std::memory_order_relaxed);
-  mark_realtime(s, realtime, shift);
-  s.seq.store(c.seg->header.next_seq.fetch_add(1), std::memory_order_relaxed);
-  s.state.store(abi::kWaiting, std::memory_order_release);
-  settle_realtime(*c.seg, s);
-  notify_activity(*c.seg);
-}
-
-void disarm_slot(ProcessContext& c, uint32_t slot) {
-  auto& s = c.seg->waiters[slot];
-  s.state.store(abi::kClaimed, std::memory_order_release);
-  s.deadline.store(abi::kNoDeadline, std::memory_order_relaxed);
-  notify_activity(*c.seg);
 }
 
 void* thread_trampoline(void* arg) {
@@ -157,17 +140,7 @@ void deliver(ProcessContext& c, VTimer& t, int index) {
 void fire(ProcessContext& c, uint32_t slot, void*, uintptr_t index) {
   VTimer& t = g_timers[index];
   if (!t.used || t.slot != slot) return;
-  auto& s = c.seg->waiters[slot];
-  int64_t due = s.deadline.load();
-  int64_t now_ns = now(c).ns();
-  uint64_t count = 1;
-  if (t.interval_ns > 0) {
-    count = static_cast<uint64_t>((now_ns - due) / t.interval_ns) + 1;
-    arm_slot(c, slot, TimePoint::from_ns(due) + nanoseconds(t.interval_ns) * static_cast<int64_t>(count),
-             t.realtime_abs, s.shift_at.load());
-  } else {
-    disarm_slot(c, slot);
-  }
+  uint64_t count = fire_timer_slot(*c.seg, slot, t.interval_ns, now(c));
   t.overrun = static_cast<int>(count - 1);
   if (t.kind == Kind::kTimerfd) {
     ssize_t r = ::write(t.fd, &count, sizeof count);
@@ -211,30 +184,16 @@ void free_timer(ProcessContext& c, int i) {
 }
 
 // Remaining time and interval of a timer, as itimerspec.
-itimerspec current(ProcessContext& c, const VTimer& t) {
-  itimerspec v{};
-  auto& s = c.seg->waiters[t.slot];
-  uint32_t st = s.state.load();
-  if (st == abi::kWaiting || st == abi::kWoken) {
-    Duration left = TimePoint::from_ns(s.deadline.load()) - now(c);
-    if (left <= Duration::zero()) left = nanoseconds(1);
-    v.it_value = to_timespec(left);
-  }
-  v.it_interval = to_timespec(nanoseconds(t.interval_ns));
-  return v;
-}
+itimerspec current(ProcessContext& c, const VTimer& t) { return timer_slot_value(*c.seg, t.slot, t.interval_ns, now(c)); }
 
-bool valid_spec(const itimerspec* v) {
-  return v && v->it_value.tv_nsec >= 0 && v->it_value.tv_nsec < 1000000000L && v->it_interval.tv_nsec >= 0 &&
-         v->it_interval.tv_nsec < 1000000000L && v->it_value.tv_sec >= 0 && v->it_interval.tv_sec >= 0;
-}
+bool valid_spec(const itimerspec* v) { return v && valid_itimerspec(*v); }
 
 void set(ProcessContext& c, VTimer& t, int flags, bool abs_flag, const itimerspec* v) {
   bool arm = v->it_value.tv_sec != 0 || v->it_value.tv_nsec != 0;
   t.interval_ns = from_timespec(v->it_interval).ns();
   t.overrun = 0;
   if (!arm) {
-    disarm_slot(c, t.slot);
+    disarm_timer_slot(*c.seg, t.slot);
     return;
   }
   t.realtime_abs = abs_flag && is_realtime_clock(t.clock);
@@ -246,7 +205,7 @@ void set(ProcessContext& c, VTimer& t, int flags, bool abs_flag, const itimerspe
   t_realtime_mark.set = false;
   // An absolute time already past fires at once (at the controller's next decision).
   if (deadline < now(c)) deadline = now(c);
-  arm_slot(c, t.slot, deadline, t.realtime_abs, shift);
+  arm_timer_slot(*c.seg, t.slot, deadline, t.realtime_abs, shift);
 }
 
 // Drops the expirations a timerfd's eventfd holds, without blocking on an empty one (the
@@ -472,10 +431,7 @@ unsigned int vtime_alarm(unsigned int secs) {
   itimerval v{}, old{};
   v.it_value.tv_sec = secs;
   vtime_setitimer(ITIMER_REAL, &v, &old);
-  // Like the kernel: round to the nearest second, and a pending alarm reports at least 1.
-  unsigned r = static_cast<unsigned>(old.it_value.tv_sec + (old.it_value.tv_usec >= 500000 ? 1 : 0));
-  if (r == 0 && old.it_value.tv_usec > 0) r = 1;
-  return r;
+  return alarm_seconds_left(old);
 }
 
 int vtime_timerfd_create(int clk, int flags) {

@@ -850,14 +850,15 @@ struct Controller::Impl {
   // tracer is never idle): its slot is marked ended (Claimed) so that its deadline no longer
   // counts. The tracer only writes a slot while the thread is stopped, and writes the tagged
   // registers before it makes the slot Waiting, so an idle look never sees a new wait's slot
-  // with the old call's line. Called at idle points only (next_deadline, advance).
+  // with the old call's line. A timer the tracer emulates (is_timer, tracer/timers.h) is no
+  // call and stays. Called at idle points only (next_deadline, advance).
   void drop_ended_tracer_waits() {
     if (seg.header.traced.load(std::memory_order_acquire) == 0) return;
     for (uint32_t i = 0, n = detail::waiter_limit(seg); i < n; ++i) {
       auto& w = seg.waiters[i];
       if (w.state.load(std::memory_order_acquire) != abi::kWaiting ||
           w.wake_kind.load(std::memory_order_relaxed) != abi::kWakeTracer ||
-          (w.tracer_flags.load(std::memory_order_relaxed) & abi::kTracerExitTracked) != 0) {
+          (w.tracer_flags.load(std::memory_order_relaxed) & abi::kTracerExitTracked) != 0 || w.is_timer.load() != 0) {
         continue;
       }
       uint64_t seq = w.seq.load(std::memory_order_acquire);

@@ -160,7 +160,8 @@ namespace {
 
 // The filter: SECCOMP_RET_TRACE for the timed waits the tracer virtualises, when they carry a
 // timeout (the same calls without one, or with a zero one where the register says so, never
-// stop), SECCOMP_RET_ALLOW for everything else (the clock guard below comes with it). A constant
+// stop), and for the calls that arm or read a timer (rare: every one stops), SECCOMP_RET_ALLOW
+// for everything else (the clock guard below comes with it). A constant
 // program: a forked child installs it without allocating.
 constexpr uint32_t kArchOff = offsetof(seccomp_data, arch);
 constexpr uint32_t kNrOff = offsetof(seccomp_data, nr);
@@ -170,8 +171,8 @@ constexpr uint32_t arg_hi(int i) { return offsetof(seccomp_data, args) + 8 * i +
 // Instruction indices of the blocks (see kFilter). BPF only jumps forward: the two returns
 // come last.
 enum : uint8_t {
-  kFutex = 14, kFutexTimeout = 18, kEpollTimeout = 22, kPollTimeout = 25, kPtr2 = 28, kPtr3 = 32, kPtr4 = 36,
-  kAllow = 40, kTrace = 41, kFilterLen = 42
+  kFutex = 24, kFutexTimeout = 28, kEpollTimeout = 32, kPollTimeout = 35, kPtr2 = 38, kPtr3 = 42, kPtr4 = 46,
+  kAllow = 50, kTrace = 51, kFilterLen = 52
 };
 
 constexpr sock_filter stmt(uint16_t code, uint32_t k) { return sock_filter{code, 0, 0, k}; }
@@ -197,39 +198,50 @@ constexpr sock_filter kFilter[kFilterLen] = {
     /* 10 */ jump(10, BPF_JEQ, SYS_ppoll, kPtr2, 11),
     /* 11 */ jump(11, BPF_JEQ, SYS_epoll_pwait2, kPtr3, 12),
     /* 12 */ jump(12, BPF_JEQ, SYS_select, kPtr4, 13),
-    /* 13 */ jump(13, BPF_JEQ, SYS_pselect6, kPtr4, kAllow),
+    /* 13 */ jump(13, BPF_JEQ, SYS_pselect6, kPtr4, 14),
+    // Timers (tracer/timers.h): every call that arms or reads one stops, whatever its clock.
+    /* 14 */ jump(14, BPF_JEQ, SYS_timerfd_create, kTrace, 15),
+    /* 15 */ jump(15, BPF_JEQ, SYS_timerfd_settime, kTrace, 16),
+    /* 16 */ jump(16, BPF_JEQ, SYS_timerfd_gettime, kTrace, 17),
+    /* 17 */ jump(17, BPF_JEQ, SYS_timer_settime, kTrace, 18),
+    /* 18 */ jump(18, BPF_JEQ, SYS_timer_gettime, kTrace, 19),
+    /* 19 */ jump(19, BPF_JEQ, SYS_timer_getoverrun, kTrace, 20),
+    /* 20 */ jump(20, BPF_JEQ, SYS_timer_delete, kTrace, 21),
+    /* 21 */ jump(21, BPF_JEQ, SYS_setitimer, kTrace, 22),
+    /* 22 */ jump(22, BPF_JEQ, SYS_getitimer, kTrace, 23),
+    /* 23 */ jump(23, BPF_JEQ, SYS_alarm, kTrace, kAllow),
     // futex: FUTEX_WAIT or FUTEX_WAIT_BITSET (private and clock flags masked off) with a timeout.
-    /* 14 kFutex */ stmt(kLd, arg_lo(1)),
-    /* 15 */ stmt(BPF_ALU | BPF_AND | BPF_K, 0x7f),
-    /* 16 */ jump(16, BPF_JEQ, FUTEX_WAIT, kFutexTimeout, 17),
-    /* 17 */ jump(17, BPF_JEQ, FUTEX_WAIT_BITSET, kFutexTimeout, kAllow),
-    /* 18 kFutexTimeout */ stmt(kLd, arg_lo(3)),
-    /* 19 */ jump(19, BPF_JEQ, 0, 20, kTrace),
-    /* 20 */ stmt(kLd, arg_hi(3)),
-    /* 21 */ jump(21, BPF_JEQ, 0, kAllow, kTrace),
-    // epoll_wait/epoll_pwait: an int timeout in ms, argument 3; only > 0 is a timed wait.
-    /* 22 kEpollTimeout */ stmt(kLd, arg_lo(3)),
-    /* 23 */ jump(23, BPF_JSET, 0x80000000u, kAllow, 24),
-    /* 24 */ jump(24, BPF_JEQ, 0, kAllow, kTrace),
-    // poll: the same in argument 2.
-    /* 25 kPollTimeout */ stmt(kLd, arg_lo(2)),
-    /* 26 */ jump(26, BPF_JSET, 0x80000000u, kAllow, 27),
-    /* 27 */ jump(27, BPF_JEQ, 0, kAllow, kTrace),
-    // A timeout pointer in argument 2 (ppoll), 3 (epoll_pwait2) or 4 (select, pselect6).
-    /* 28 kPtr2 */ stmt(kLd, arg_lo(2)),
+    /* 24 kFutex */ stmt(kLd, arg_lo(1)),
+    /* 25 */ stmt(BPF_ALU | BPF_AND | BPF_K, 0x7f),
+    /* 26 */ jump(26, BPF_JEQ, FUTEX_WAIT, kFutexTimeout, 27),
+    /* 27 */ jump(27, BPF_JEQ, FUTEX_WAIT_BITSET, kFutexTimeout, kAllow),
+    /* 28 kFutexTimeout */ stmt(kLd, arg_lo(3)),
     /* 29 */ jump(29, BPF_JEQ, 0, 30, kTrace),
-    /* 30 */ stmt(kLd, arg_hi(2)),
+    /* 30 */ stmt(kLd, arg_hi(3)),
     /* 31 */ jump(31, BPF_JEQ, 0, kAllow, kTrace),
-    /* 32 kPtr3 */ stmt(kLd, arg_lo(3)),
-    /* 33 */ jump(33, BPF_JEQ, 0, 34, kTrace),
-    /* 34 */ stmt(kLd, arg_hi(3)),
-    /* 35 */ jump(35, BPF_JEQ, 0, kAllow, kTrace),
-    /* 36 kPtr4 */ stmt(kLd, arg_lo(4)),
-    /* 37 */ jump(37, BPF_JEQ, 0, 38, kTrace),
-    /* 38 */ stmt(kLd, arg_hi(4)),
-    /* 39 */ jump(39, BPF_JEQ, 0, kAllow, kTrace),
-    /* 40 kAllow */ stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    /* 41 kTrace */ stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
+    // epoll_wait/epoll_pwait: an int timeout in ms, argument 3; only > 0 is a timed wait.
+    /* 32 kEpollTimeout */ stmt(kLd, arg_lo(3)),
+    /* 33 */ jump(33, BPF_JSET, 0x80000000u, kAllow, 34),
+    /* 34 */ jump(34, BPF_JEQ, 0, kAllow, kTrace),
+    // poll: the same in argument 2.
+    /* 35 kPollTimeout */ stmt(kLd, arg_lo(2)),
+    /* 36 */ jump(36, BPF_JSET, 0x80000000u, kAllow, 37),
+    /* 37 */ jump(37, BPF_JEQ, 0, kAllow, kTrace),
+    // A timeout pointer in argument 2 (ppoll), 3 (epoll_pwait2) or 4 (select, pselect6).
+    /* 38 kPtr2 */ stmt(kLd, arg_lo(2)),
+    /* 39 */ jump(39, BPF_JEQ, 0, 40, kTrace),
+    /* 40 */ stmt(kLd, arg_hi(2)),
+    /* 41 */ jump(41, BPF_JEQ, 0, kAllow, kTrace),
+    /* 42 kPtr3 */ stmt(kLd, arg_lo(3)),
+    /* 43 */ jump(43, BPF_JEQ, 0, 44, kTrace),
+    /* 44 */ stmt(kLd, arg_hi(3)),
+    /* 45 */ jump(45, BPF_JEQ, 0, kAllow, kTrace),
+    /* 46 kPtr4 */ stmt(kLd, arg_lo(4)),
+    /* 47 */ jump(47, BPF_JEQ, 0, 48, kTrace),
+    /* 48 */ stmt(kLd, arg_hi(4)),
+    /* 49 */ jump(49, BPF_JEQ, 0, kAllow, kTrace),
+    /* 50 kAllow */ stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    /* 51 kTrace */ stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
 };
 
 // The clock guard (install_clock_guard): SECCOMP_RET_TRACE for every call that sets the clock

@@ -19,6 +19,10 @@ forever (Go, sleeps forever) and static_clock (a statically linked C program).
                         default CPU-time model (the injected clock code charges reads), twice;
   static_signal         a signal from a (traced, forked) child interrupts a 10 s nanosleep at
                         virtual 1 s with EINTR and 9 s left in its `rem`, as natively;
+  static_timers         a static C program's timers made as raw system calls (timerfd periodic and
+                        absolute through epoll, POSIX timers by signal with overruns, to a thread and
+                        through glibc's SIGEV_THREAD, alarm, setitimer and getitimer): exact
+                        instants, twice the same, and the same as nobody;
   real_timeout          a wait vtime leaves on the real clock (sigtimedwait) is named, exit 123,
                         not reported as a deadlock;
   etcd                  Debian's etcd started by a shell script: a lease with TTL 60 s keeps its
@@ -49,7 +53,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 UNPRIVILEGED = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-CASES = ["go_static", "go_cgo", "go_unprivileged", "go_via_shell", "go_spawns", "go_spin", "static_c", "static_signal",
+CASES = ["go_static", "go_cgo", "go_unprivileged", "go_via_shell", "go_spawns", "go_spin", "static_c", "static_signal", "static_timers",
          "real_timeout", "etcd", "kill_vtime", "settime_static", "settime_dynamic", "settime_go", "go_spin_real"]
 USERNS_ROOT = ["unshare", "--user", "--map-root-user"]
 SKIP = 77  # ctest's SKIP_RETURN_CODE
@@ -196,6 +200,28 @@ def main():
         # 2024-01-01T00:00:00Z is 1704067200; 3 s later.
         twice(args, [b("static_clock")],
               "select 0, elapsed 3.000000000 s, wall 1704067203.000000000, time() 1704067203\n")
+    elif c == "static_timers":
+        # Natively the same lines, with times only about these (static_timers.c).
+        want = ("timerfd: 1 expiration(s) at 1.000000000\n"
+                "timerfd: 1 expiration(s) at 1.250000000\n"
+                "timerfd: 2 expiration(s) at 1.850000000\n"
+                "timerfd_gettime: 0.150000000 left, interval 0.250000000\n"
+                "disarmed with 0.150000000 left\n"
+                "read before it expires: Resource temporarily unavailable\n"
+                "epoll: 1 ready at 3.350000000, 1 expiration(s)\n"
+                "POSIX timer signal at 3.850000000: SI_TIMER, value 42, 0.000000000 left\n"
+                "pending signal taken at 4.200000000, timer_getoverrun 2\n"
+                "SIGEV_THREAD_ID signal at 4.500000000\n"
+                "SIGEV_THREAD callback at 4.750000000, value 7\n"
+                "alarm(2) returns 5\n"
+                "SIGALRM at 6.750000000\n"
+                "SIGALRM 4 at 7.050000000\n"
+                "getitimer: 0.070000 left, interval 0.100000\n"
+                "after disarming: 4 alarms at 7.580000000\n")
+        twice(args, [b("static_timers")], want)
+        r = run(args, [b("static_timers")], UNPRIVILEGED)
+        if r.returncode != 0 or r.stdout != want:
+            fail("as nobody: exit %d, or other output" % r.returncode)
     elif c == "real_timeout":
         r = run(args, [b("static_clock"), "sigtimedwait"], timeout=60)
         if r.returncode != 123:
