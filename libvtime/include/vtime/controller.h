@@ -114,6 +114,7 @@ class Controller {
   ControllerStats stats() const;
 
  private:
+  IdleResult look_until_idle(const std::function<bool()>& interrupted);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
