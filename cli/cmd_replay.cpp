@@ -3,12 +3,16 @@
 #include "broker_options.h"
 #include "command.h"
 #include "companions.h"
+#include "embedded_sim.h"
 
 #include <vtime/recorder/replay.h>
 
 #include <signal.h>
+#include <stdlib.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <memory>
 
 namespace vtime::cli {
 namespace {
@@ -43,8 +47,13 @@ int replay_action(const ReplayArgs& a) {
   if (!o.scheduler.empty() && o.scheduler.front() == "--") o.scheduler.erase(o.scheduler.begin());
   o.stop_at = a.stop_at;
   o.force = a.force;
-  o.decisions_only = a.compare == "decisions";
+  o.compare = a.compare == "decisions"   ? recorder::ReplayOptions::Compare::kDecisions
+              : a.compare == "scheduler" ? recorder::ReplayOptions::Compare::kScheduler
+                                         : recorder::ReplayOptions::Compare::kAll;
   std::string err;
+  // --compare scheduler: the embedded simulator runs again from the recorded inputs.
+  std::string platform, workload;
+  int hosts = 0;
   {
     auto r = recorder::TraceReader::open(a.trace, &err, a.force);
     if (!r) {
@@ -59,6 +68,27 @@ int replay_action(const ReplayArgs& a) {
       fprintf(stderr, "vtime replay: the trace's options are malformed: %s\n", e.what());
       return recorder::kReplayRefused;
     }
+    const auto& h = r->header();
+    auto opts = h.value("options", recorder::Json::object());
+    if (o.compare == recorder::ReplayOptions::Compare::kScheduler) {
+      if (opts.value("simulator", std::string()) != "embedded") {
+        fprintf(stderr, "vtime replay: --compare scheduler runs the embedded simulator again, and this trace was not "
+                        "recorded with it (real Batsim, or an older trace)\n");
+        return recorder::kReplayRefused;
+      }
+      if (opts.contains("hosts") && opts["hosts"].is_number_integer()) hosts = opts["hosts"].get<int>();
+      if (h.contains("inputs") && h["inputs"].is_array()) {
+        for (auto& in : h["inputs"]) {
+          if (!in.is_object()) continue;
+          if (in.value("role", "") == "platform") platform = in.value("path", "");
+          if (in.value("role", "") == "workload") workload = in.value("path", "");
+        }
+      }
+      if (workload.empty() || (platform.empty() && hosts <= 0)) {
+        fprintf(stderr, "vtime replay: the trace names no workload or platform to simulate again\n");
+        return recorder::kReplayRefused;
+      }
+    }
     if (a.crash_timeout) bo.crash_timeout = *a.crash_timeout;
     if (a.cpu_model) bo.cpu.model = *a.cpu_model;
     if (!to_broker(bo, o.broker, &err)) {
@@ -72,7 +102,37 @@ int replay_action(const ReplayArgs& a) {
     fprintf(stderr, "vtime replay: %s\n", why.c_str());
     return recorder::kReplayInternal;
   }
+  std::unique_ptr<EmbeddedSimulator> simulator;
+  std::string sim_dir;
+  if (o.compare == recorder::ReplayOptions::Compare::kScheduler) {
+    // As in vtime run: only the simulator's signal thread takes SIGINT/SIGTERM (embedded_sim.h).
+    sim::install_stop_signals();
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+    char dir_template[] = "/tmp/vtime-replay-sim-XXXXXX";
+    if (!mkdtemp(dir_template)) {
+      perror("vtime replay: mkdtemp");
+      return recorder::kReplayInternal;
+    }
+    sim_dir = dir_template;
+    // Inputs changed since the recording are refused by replay() (or warned about with --force).
+    simulator = make_embedded_simulator(platform, hosts, workload, sim_dir + "/out", true, "vtime replay");
+    if (!simulator) {
+      std::error_code ec;
+      std::filesystem::remove_all(sim_dir, ec);
+      return recorder::kReplayRefused;
+    }
+    o.simulator = simulator.get();
+  }
   recorder::ReplayResult res = recorder::replay(o);
+  if (simulator) {
+    simulator->finish();
+    std::error_code ec;
+    std::filesystem::remove_all(sim_dir, ec);
+  }
   if (a.report == "json") {
     printf("%s\n", res.report.dump(2, ' ', false, recorder::Json::error_handler_t::replace).c_str());
   } else {
@@ -107,8 +167,11 @@ Subcommand register_replay(CLI::App& root) {
   app->add_option("--compare", a->compare,
                   "all (default): every record; decisions: the messages exchanged with the simulator and the "
                   "scheduler's decisions only, not timers, advances, clock digests or processes (schedulers whose "
-                  "threads race within one instant: Slurm, Kubernetes)")
-      ->check(CLI::IsMember({"all", "decisions"}));
+                  "threads race within one instant: Slurm); scheduler: what the scheduler is told and answers and "
+                  "its decisions, with the embedded simulator run again from the recorded inputs answering the "
+                  "broker instead of the trace (runs whose components' timers make the broker's own CALL_ME_LATERs "
+                  "differ: Kubernetes)")
+      ->check(CLI::IsMember({"all", "decisions", "scheduler"}));
   app->add_option("scheduler", a->command, "The scheduler command and its arguments (after --)");
   return {app, [a] { return replay_action(*a); }};
 }

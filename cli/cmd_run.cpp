@@ -74,31 +74,6 @@ int reap_batsim(pid_t pid, bool* killed) {
   return status;
 }
 
-// The embedded simulator, its inputs read before anything starts: a bad file is a usage error.
-std::unique_ptr<EmbeddedSimulator> make_embedded(const RunOptions& o) {
-  auto platform = o.platform.empty() ? sim::make_platform(o.hosts, "master_host")
-                                     : sim::load_platform_xml(o.platform, "master_host");
-  if (!platform) {
-    fprintf(stderr, "vtime run: %s\n", platform.error().c_str());
-    return nullptr;
-  }
-  auto workload = sim::open_workload(o.workload, "w0");
-  if (!workload) {
-    fprintf(stderr, "vtime run: %s\n", workload.error().c_str());
-    return nullptr;
-  }
-  // Once, what the embedded model leaves out (docs/sim.md); real Batsim (--batsim) would use it.
-  if (!o.quiet)
-    for (const std::string& what : platform->ignored)
-      fprintf(stderr, "vtime run: note: %s\n", what.c_str());
-  auto outputs = sim::Outputs::open(o.prefix);
-  if (!outputs) {
-    fprintf(stderr, "vtime run: %s\n", outputs.error().c_str());
-    return nullptr;
-  }
-  return std::make_unique<EmbeddedSimulator>(std::move(*platform), std::move(*workload), std::move(*outputs));
-}
-
 }  // namespace
 
 int run_action(const RunOptions& o) {
@@ -144,7 +119,7 @@ int run_action(const RunOptions& o) {
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, nullptr);
-    embedded = make_embedded(o);
+    embedded = make_embedded_simulator(o.platform, o.hosts, o.workload, o.prefix, o.quiet, "vtime run");
     if (!embedded) {
       std::error_code ec;
       std::filesystem::remove_all(dir, ec);

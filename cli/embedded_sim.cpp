@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 
 namespace vtime::cli {
 
@@ -88,6 +89,31 @@ int EmbeddedSimulator::finish() {
     close(wake_fd_);
   }
   return sim::exit_status(stepper_.report());
+}
+
+std::unique_ptr<EmbeddedSimulator> make_embedded_simulator(const std::string& platform_path, int hosts,
+                                                           const std::string& workload_path, const std::string& prefix,
+                                                           bool quiet, const std::string& who) {
+  auto platform = platform_path.empty() ? sim::make_platform(hosts, "master_host")
+                                        : sim::load_platform_xml(platform_path, "master_host");
+  if (!platform) {
+    fprintf(stderr, "%s: %s\n", who.c_str(), platform.error().c_str());
+    return nullptr;
+  }
+  auto workload = sim::open_workload(workload_path, "w0");
+  if (!workload) {
+    fprintf(stderr, "%s: %s\n", who.c_str(), workload.error().c_str());
+    return nullptr;
+  }
+  // Once, what the embedded model leaves out (docs/sim.md); real Batsim (--batsim) would use it.
+  if (!quiet)
+    for (const std::string& what : platform->ignored) fprintf(stderr, "%s: note: %s\n", who.c_str(), what.c_str());
+  auto outputs = sim::Outputs::open(prefix);
+  if (!outputs) {
+    fprintf(stderr, "%s: %s\n", who.c_str(), outputs.error().c_str());
+    return nullptr;
+  }
+  return std::make_unique<EmbeddedSimulator>(std::move(*platform), std::move(*workload), std::move(*outputs));
 }
 
 }  // namespace vtime::cli

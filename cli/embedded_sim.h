@@ -61,4 +61,11 @@ class EmbeddedSimulator : public broker::BatsimPort {
   std::thread signal_thread_;
 };
 
+// The embedded simulator of a platform file (or, if `platform` is empty, of `hosts` identical
+// hosts) and a workload file, writing its outputs at `prefix`; the inputs are read before
+// anything starts. nullptr after saying why on stderr (prefixed with `who`): a usage error.
+std::unique_ptr<EmbeddedSimulator> make_embedded_simulator(const std::string& platform, int hosts,
+                                                           const std::string& workload, const std::string& prefix,
+                                                           bool quiet, const std::string& who);
+
 }  // namespace vtime::cli

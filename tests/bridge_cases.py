@@ -76,12 +76,19 @@ class BridgeCase:
     def run(self, cmd, tag, expect=0, on_started=None, prefix=None):
         """Runs cmd; checks its exit status; returns its stderr. on_started(popen, prefix) runs
         while the command does (to kill a daemon mid-run)."""
+        return self.run_both(cmd, tag, expect, on_started, prefix)[1]
+
+    def run_stdout(self, cmd, tag, expect=0):
+        """The same, returning its stdout."""
+        return self.run_both(cmd, tag, expect)[0]
+
+    def run_both(self, cmd, tag, expect=0, on_started=None, prefix=None):
         p = subprocess.Popen(cmd, cwd=self.dir, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
         try:
             if on_started:
                 on_started(p, prefix)
-            _, err = p.communicate(timeout=self.timeout)
+            out, err = p.communicate(timeout=self.timeout)
         except subprocess.TimeoutExpired:
             p.kill()
             p.communicate()
@@ -89,7 +96,7 @@ class BridgeCase:
         sys.stderr.write("[%s stderr] %s\n" % (tag, err.strip()[-3000:]))
         check(p.returncode == expect, "%s\nexited %d, expected %d; stderr:\n%s" % (shlex.join(cmd), p.returncode,
                                                                                    expect, err.strip()[-3000:]))
-        return err
+        return out, err
 
     def nothing_left(self, run_dir, wait_s=10):
         """No process of the run is left: none mentions the run's directory."""

@@ -139,21 +139,28 @@ std::string missing_kind(const Json& rec) {
   return type == "msg" ? "missing message" : "missing " + type;
 }
 
-// What --compare decisions keeps: what the scheduler is told and what it answers.
-bool is_decision_record(const Json& rec) {
+using Compare = ReplayOptions::Compare;
+
+// Whether --compare MODE compares the record.
+bool compared(Compare mode, const Json& rec) {
+  if (mode == Compare::kAll) return true;
   std::string type = rec.value("type", std::string());
-  return type == "msg" || type == "decision" || type == "error";
+  if (type == "decision" || type == "error") return true;
+  if (type != "msg") return false;
+  if (mode == Compare::kDecisions) return true;
+  std::string dir = rec.value("dir", std::string());
+  return dir == "to_scheduler" || dir == "from_scheduler";
 }
 
 // The recorded records, read one ahead (only those compared).
 class Expected {
  public:
-  Expected(TraceReader& r, bool decisions_only) : r_(r), decisions_only_(decisions_only) {}
+  Expected(TraceReader& r, Compare mode) : r_(r), mode_(mode) {}
   const Json* peek() {
     while (!have_ && !ended_) {
       have_ = r_.next(next_);
       ended_ = !have_;
-      if (have_ && decisions_only_ && !is_decision_record(next_)) have_ = false;
+      if (have_ && !compared(mode_, next_)) have_ = false;
     }
     return have_ ? &next_ : nullptr;
   }
@@ -166,7 +173,7 @@ class Expected {
 
  private:
   TraceReader& r_;
-  bool decisions_only_;
+  Compare mode_;
   Json next_;
   bool have_ = false;
   bool ended_ = false;
@@ -192,7 +199,7 @@ class Comparator final : public RecordSink {
 
   void put(Json rec) override {
     if (stopped_) throw broker::Aborted(kAbortDiverged, "replay stopped");
-    if (opts_.decisions_only && !is_decision_record(rec)) return;
+    if (!compared(opts_.compare, rec)) return;
     const Json* e = ex_.peek();
     if (!e) {
       stopped_ = true;
@@ -205,7 +212,7 @@ class Comparator final : public RecordSink {
     }
     Json expected = ex_.take();
     uint64_t run_seq = rec.value("seq", uint64_t{0});
-    if (opts_.decisions_only) {
+    if (opts_.compare != Compare::kAll) {
       // The run's sequence numbers count records left out here: the recorded ones name the place,
       // also where a decision names the message it came in.
       rec["seq"] = expected.value("seq", uint64_t{0});
@@ -216,7 +223,7 @@ class Comparator final : public RecordSink {
       }
     }
     if (expected == rec) {
-      if (opts_.decisions_only && rec.value("type", std::string()) == "msg") {
+      if (opts_.compare != Compare::kAll && rec.value("type", std::string()) == "msg") {
         seq_map_.emplace_back(run_seq, rec.value("seq", uint64_t{0}));
         if (seq_map_.size() > 8) seq_map_.pop_front();
       }
@@ -433,7 +440,8 @@ ReplayResult replay(const ReplayOptions& o) {
   b.scheduler_endpoint = "ipc://" + dir + "/scheduler";
   b.scheduler_command = cmd;  // the broker puts the endpoint in for "{endpoint}"
 
-  Expected expected(*reader, o.decisions_only);
+  if (o.compare == Compare::kScheduler && !o.simulator) return refuse(kReplayUsage, "--compare scheduler needs a simulator");
+  Expected expected(*reader, o.compare);
   Comparator cmp(expected, o);
   Recorder recorder(cmp, h.contains("clock") && h["clock"].contains("ignored_threads")
                              ? h["clock"]["ignored_threads"].get<std::vector<std::string>>()
@@ -441,7 +449,10 @@ ReplayResult replay(const ReplayOptions& o) {
   cmp.set_recorder(&recorder);
   TracePort port(expected, cmp);
   b.recorder = &recorder;
-  b.batsim_port = &port;
+  b.batsim_port = o.compare == Compare::kScheduler ? o.simulator : &port;
+  // Schedulers that keep files of their own (vtime-k8s, vtime-slurm) put them beside the outputs,
+  // as under vtime run: here in the replay's private directory.
+  b.scheduler_env.emplace_back("VTIME_OUTPUT_PREFIX", dir + "/out");
   broker::Summary summary;
   int code = broker::run(b, &summary);
   std::error_code ec;
@@ -454,7 +465,7 @@ ReplayResult replay(const ReplayOptions& o) {
   }
   Json rep = Json::object();
   rep["trace"] = o.trace;
-  rep["compare"] = o.decisions_only ? "decisions" : "all";
+  rep["compare"] = o.compare == Compare::kAll ? "all" : o.compare == Compare::kDecisions ? "decisions" : "scheduler";
   rep["records_matched"] = res.records_matched;
   std::string text;
   if (auto& d = cmp.divergence()) {
@@ -497,7 +508,9 @@ ReplayResult replay(const ReplayOptions& o) {
   } else {
     rep["result"] = "match";
     text += "vtime replay: no divergence: " + std::to_string(res.records_matched) +
-            (o.decisions_only ? " messages and decisions matched" : " records matched");
+            (o.compare == Compare::kAll         ? " records matched"
+             : o.compare == Compare::kDecisions ? " messages and decisions matched"
+                                                : " scheduler messages and decisions matched");
     text += res.complete ? std::string(", the whole trace\n") : std::string(" up to the cut\n");
   }
   if (!res.complete) {

@@ -37,11 +37,22 @@ struct ReplayOptions {
   broker::Options broker;
   std::optional<uint64_t> stop_at;     // pause the scheduler's tree once record SEQ matched
   bool force = false;                  // warn instead of refusing another version or changed inputs
-  // Compare only the messages exchanged with the simulator and the scheduler's decisions (and
-  // errors): timer, advance, clock and process records are neither compared nor required. For
-  // schedulers whose threads race within one virtual instant (Slurm, Kubernetes), where the
-  // timers differ from run to run while what they decide does not.
-  bool decisions_only = false;
+  // What is compared (docs/cli.md, --compare):
+  //   kAll        every record;
+  //   kDecisions  the messages exchanged with the simulator and the scheduler, the scheduler's
+  //               decisions and errors: timer, advance, clock and process records are neither
+  //               compared nor required. For schedulers whose threads race within one virtual
+  //               instant (Slurm), where the timers differ from run to run while what they
+  //               decide does not;
+  //   kScheduler  what the scheduler is told and answers, its decisions and errors, with
+  //               `simulator` (required) answering instead of the recorded simulator side. For
+  //               runs where the broker's own CALL_ME_LATERs (the wrapped components' timers)
+  //               differ from run to run (Kubernetes): the simulator answers the run's own.
+  enum class Compare { kAll, kDecisions, kScheduler };
+  Compare compare = Compare::kAll;
+  // kScheduler: the simulator, started from the trace's recorded inputs by the caller (the CLI's
+  // embedded simulator); replay() only talks to it.
+  broker::BatsimPort* simulator = nullptr;
   // Called with the pause message; must return once the user asked to resume. Default: wait
   // for Enter on stdin or SIGUSR1 (the caller blocks SIGUSR1 before any thread starts).
   std::function<void(const std::string&)> on_pause;
