@@ -7,6 +7,7 @@
 #include "../libvtime/src/slots.h"
 #include "../libvtime/src/timer_slots.h"
 
+#include <vtime/log.h>
 #include <vtime/session.h>
 
 #include <dirent.h>
@@ -84,17 +85,34 @@ uint32_t Timers::claim(pid_t pid, pid_t tid, uint32_t reason) {
   return i;
 }
 
+bool Timers::owns(uint32_t slot, const Timer& t) const {
+  const auto& s = seg_.waiters[slot];
+  return s.state.load(std::memory_order_acquire) != abi::kFree && s.is_timer.load() != 0 &&
+         s.wake_kind.load() == abi::kWakeTracer && s.pid.load() == t.pid;
+}
+
 void Timers::release(uint32_t slot) {
   auto it = timers_.find(slot);
   if (it == timers_.end()) return;
+  bool ours = owns(slot, it->second);
   if (it->second.own_fd >= 0) close(it->second.own_fd);
   timers_.erase(it);
+  if (!ours) return;  // the controller reclaimed it with its dead process: someone else's now
   detail::free_slot(seg_.waiters[slot]);
   detail::notify_activity(seg_);
 }
 
+void Timers::drop_stale() {
+  for (auto it = timers_.begin(); it != timers_.end();) {
+    auto next = std::next(it);
+    if (!owns(it->first, it->second)) release(it->first);
+    it = next;
+  }
+}
+
 Timers::Timer* Timers::timerfd(pid_t pid, int fd, uint32_t* slot) {
   if (fd < 0) return nullptr;
+  drop_stale();
   for (auto& [i, t] : timers_) {
     if (t.kind == Kind::kTimerfd && same_file(pid, fd, t.own_fd)) {
       *slot = i;
@@ -105,6 +123,7 @@ Timers::Timer* Timers::timerfd(pid_t pid, int fd, uint32_t* slot) {
 }
 
 Timers::Timer* Timers::posix(pid_t tid, pid_t pid, int id, uint32_t* slot) {
+  drop_stale();
   for (auto& [i, t] : timers_) {
     if (t.kind == Kind::kPosix && t.pid == pid && t.id == id) {
       *slot = i;
@@ -153,6 +172,7 @@ Timers::Timer* Timers::posix(pid_t tid, pid_t pid, int id, uint32_t* slot) {
 }
 
 Timers::Timer* Timers::itimer(pid_t tid, pid_t pid, bool create, uint32_t* slot) {
+  drop_stale();
   for (auto& [i, t] : timers_) {
     if (t.kind == Kind::kItimer && t.pid == pid) {
       *slot = i;
@@ -227,6 +247,7 @@ long Timers::set_itimer(pid_t tid, pid_t pid, const itimerval& v, itimerval* old
 
 Timers::Action Timers::on_call(pid_t tid, pid_t pid, user_regs_struct& r, long* result) {
   long nr = static_cast<long>(r.orig_rax);
+  VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: timer call %ld", static_cast<int>(tid), nr);
   uint32_t slot = 0;
   switch (nr) {
     case SYS_timerfd_create: {
@@ -412,6 +433,10 @@ bool Timers::fire(uint32_t slot) {
   auto it = timers_.find(slot);
   if (it == timers_.end()) return false;
   Timer& t = it->second;
+  if (!owns(slot, t)) {
+    release(slot);  // a stale record: the slot was reclaimed and may be a thread's wait now
+    return false;
+  }
   if (t.kind == Kind::kTimerfd && !still_open(t)) {
     release(slot);  // closed: nobody can read it any more
     return true;
@@ -421,6 +446,8 @@ bool Timers::fire(uint32_t slot) {
   TimePoint now = Session::read_clock(seg_.header.clock);
   int64_t due = seg_.waiters[slot].deadline.load();
   uint64_t count = t.interval_ns > 0 ? static_cast<uint64_t>((now.ns() - due) / t.interval_ns) + 1 : 1;
+  VTIME_LOGF("tracer", LogLevel::kDebug, "pid %d: timer (slot %u) fires, %llu expiration(s)", static_cast<int>(t.pid), slot,
+             static_cast<unsigned long long>(count));
   deliver(t, count);
   detail::fire_timer_slot(seg_, slot, t.interval_ns, now);
   return true;

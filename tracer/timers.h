@@ -83,6 +83,10 @@ class Timers {
   // A timer's slot, claimed for `pid`/`tid` with `reason`; kNoSlot when the table is full.
   uint32_t claim(pid_t pid, pid_t tid, uint32_t reason);
   void release(uint32_t slot);
+  // Whether waiter slot `slot` is still this timer's: the controller frees every slot of a
+  // process it finds dead (a pid reused by then would be another process).
+  bool owns(uint32_t slot, const Timer& t) const;
+  void drop_stale();
   // The timer behind descriptor `fd` of `pid`, or nullptr.
   Timer* timerfd(pid_t pid, int fd, uint32_t* slot);
   // The POSIX timer `id` of `pid` on a virtualised clock; the first use reads /proc/PID/timers.

@@ -94,10 +94,15 @@ uint32_t claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint64_t
 // the main one executed the program: the main thread's id is the pid, which the executing thread
 // took over, so its slot would keep a deadline or a wake-up no one takes for ever
 // (tests/programs/thread_exec.c). Its agent, which ran the old image's timers, is gone too.
+// Timers the tracer keeps for a traced process (tracer/timers.h) are the process's, not the
+// image's: an alarm and a timerfd outlive execve, and the tracer drops what an exec ends.
 void free_waits_of_old_image(abi::Segment& seg, pid_t pid) {
   bool freed = false;
   for (uint32_t i = 0, n = waiter_limit(seg); i < n; ++i) {
     auto& w = seg.waiters[i];
+    if (w.is_timer.load(std::memory_order_relaxed) != 0 && w.wake_kind.load(std::memory_order_relaxed) == abi::kWakeTracer) {
+      continue;
+    }
     if (w.state.load(std::memory_order_acquire) != abi::kFree && w.pid.load(std::memory_order_relaxed) == pid) {
       free_slot(w);
       freed = true;

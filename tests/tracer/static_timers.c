@@ -4,7 +4,8 @@
  * is blocked), to a thread (SIGEV_THREAD_ID) and through glibc's SIGEV_THREAD helper, alarm and a
  * periodic setitimer(ITIMER_REAL). Prints the monotonic time elapsed at every event: under vtime
  * each one is exact, and every line is what the same program prints natively (where the times
- * are only approximately these). */
+ * are only approximately these). With "exec PROGRAM ARGS...", it arms a POSIX timer for 1 s and an
+ * alarm for 2 s and executes PROGRAM: the timer is gone with the old image, the alarm is not. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <semaphore.h>
@@ -53,8 +54,18 @@ static void on_thread_timer(union sigval v) {
   sem_post(&done);
 }
 
-int main(void) {
+int main(int argc, char** argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
+  if (argc > 2 && strcmp(argv[1], "exec") == 0) {
+    /* An alarm outlives execve (a POSIX timer does not): the executed program gets SIGALRM. */
+    timer_t gone;
+    timer_create(CLOCK_MONOTONIC, NULL, &gone);
+    struct itimerspec one = {{0, 0}, {1, 0}};
+    timer_settime(gone, 0, &one, NULL); /* would kill with SIGALRM at 1 s if it survived */
+    alarm(2);
+    execvp(argv[2], argv + 2);
+    return 127;
+  }
   clock_gettime(CLOCK_MONOTONIC, &t0);
   uint64_t n = 0;
 

@@ -22,7 +22,8 @@ forever (Go, sleeps forever) and static_clock (a statically linked C program).
   static_timers         a static C program's timers made as raw system calls (timerfd periodic and
                         absolute through epoll, POSIX timers by signal with overruns, to a thread and
                         through glibc's SIGEV_THREAD, alarm, setitimer and getitimer): exact
-                        instants, twice the same, and the same as nobody;
+                        instants, twice the same, and the same as nobody; an alarm survives
+                        execve into coreutils' sleep (killed at virtual 2 s), a POSIX timer does not;
   real_timeout          a wait vtime leaves on the real clock (sigtimedwait) is named, exit 123,
                         not reported as a deadlock;
   etcd                  Debian's etcd started by a shell script: a lease with TTL 60 s keeps its
@@ -222,6 +223,8 @@ def main():
         r = run(args, [b("static_timers")], UNPRIVILEGED)
         if r.returncode != 0 or r.stdout != want:
             fail("as nobody: exit %d, or other output" % r.returncode)
+        twice(args, ["sh", "-c", b("static_timers") + " exec sleep 5; echo status $?; date -u +%T.%N"],
+              "status 142\n00:00:02.000000000\n")
     elif c == "real_timeout":
         r = run(args, [b("static_clock"), "sigtimedwait"], timeout=60)
         if r.returncode != 123:
