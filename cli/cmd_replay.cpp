@@ -105,13 +105,6 @@ int replay_action(const ReplayArgs& a) {
   std::unique_ptr<EmbeddedSimulator> simulator;
   std::string sim_dir;
   if (o.compare == recorder::ReplayOptions::Compare::kScheduler) {
-    // As in vtime run: only the simulator's signal thread takes SIGINT/SIGTERM (embedded_sim.h).
-    sim::install_stop_signals();
-    sigset_t stop;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &stop, nullptr);
     char dir_template[] = "/tmp/vtime-replay-sim-XXXXXX";
     if (!mkdtemp(dir_template)) {
       perror("vtime replay: mkdtemp");

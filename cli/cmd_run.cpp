@@ -110,15 +110,6 @@ int run_action(const RunOptions& o) {
   // order, so its outputs keep what happened.
   std::unique_ptr<EmbeddedSimulator> embedded;
   if (o.batsim.empty()) {
-    sim::install_stop_signals();
-    // Only the embedded simulator's signal thread takes them (embedded_sim.h); this thread and
-    // every thread it starts from here on (the broker's ZeroMQ threads) keep them blocked. The
-    // scheduler starts with an empty mask (spawn_in_session).
-    sigset_t stop;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &stop, nullptr);
     embedded = make_embedded_simulator(o.platform, o.hosts, o.workload, o.prefix, o.quiet, "vtime run");
     if (!embedded) {
       std::error_code ec;

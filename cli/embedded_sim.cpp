@@ -94,6 +94,15 @@ int EmbeddedSimulator::finish() {
 std::unique_ptr<EmbeddedSimulator> make_embedded_simulator(const std::string& platform_path, int hosts,
                                                            const std::string& workload_path, const std::string& prefix,
                                                            bool quiet, const std::string& who) {
+  // Only the simulator's signal thread takes SIGINT/SIGTERM (see the class): this thread and
+  // every thread it starts from here on (the broker's ZeroMQ threads) keep them blocked. The
+  // scheduler starts with an empty mask (spawn_in_session).
+  sim::install_stop_signals();
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   auto platform = platform_path.empty() ? sim::make_platform(hosts, "master_host")
                                         : sim::load_platform_xml(platform_path, "master_host");
   if (!platform) {

@@ -64,6 +64,8 @@ class EmbeddedSimulator : public broker::BatsimPort {
 // The embedded simulator of a platform file (or, if `platform` is empty, of `hosts` identical
 // hosts) and a workload file, writing its outputs at `prefix`; the inputs are read before
 // anything starts. nullptr after saying why on stderr (prefixed with `who`): a usage error.
+// Installs the stop signals and blocks SIGINT/SIGTERM in the calling thread first, as the class
+// requires.
 std::unique_ptr<EmbeddedSimulator> make_embedded_simulator(const std::string& platform, int hosts,
                                                            const std::string& workload, const std::string& prefix,
                                                            bool quiet, const std::string& who);

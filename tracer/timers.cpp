@@ -261,38 +261,24 @@ Timers::Action Timers::on_call(pid_t tid, pid_t pid, user_regs_struct& r, long* 
       creating_[tid] = clk;
       return Action::kFollowExit;
     }
-    case SYS_timerfd_settime: {
-      Timer* t = timerfd(pid, static_cast<int>(r.rdi), &slot);
-      if (!t) return Action::kPass;
-      if ((r.rsi & ~static_cast<unsigned long long>(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET)) != 0) {
-        *result = -EINVAL;
-      } else {
-        *result = settime(pid, *t, slot, (r.rsi & TFD_TIMER_ABSTIME) != 0, r.rdx, r.r10);
-      }
-      return Action::kDone;
-    }
-    case SYS_timerfd_gettime: {
-      Timer* t = timerfd(pid, static_cast<int>(r.rdi), &slot);
-      if (!t) return Action::kPass;
-      *result = gettime(pid, *t, slot, r.rsi);
-      return Action::kDone;
-    }
-    case SYS_timer_settime: {
-      Timer* t = posix(tid, pid, static_cast<int>(r.rdi), &slot);
-      if (!t) return Action::kPass;
-      *result = settime(pid, *t, slot, (r.rsi & TIMER_ABSTIME) != 0, r.rdx, r.r10);
-      return Action::kDone;
-    }
-    case SYS_timer_gettime: {
-      Timer* t = posix(tid, pid, static_cast<int>(r.rdi), &slot);
-      if (!t) return Action::kPass;
-      *result = gettime(pid, *t, slot, r.rsi);
-      return Action::kDone;
-    }
+    case SYS_timerfd_settime:
+    case SYS_timerfd_gettime:
+    case SYS_timer_settime:
+    case SYS_timer_gettime:
     case SYS_timer_getoverrun: {
-      Timer* t = posix(tid, pid, static_cast<int>(r.rdi), &slot);
-      if (!t) return Action::kPass;
-      *result = t->overrun;
+      bool fd = nr == SYS_timerfd_settime || nr == SYS_timerfd_gettime;
+      Timer* t = fd ? timerfd(pid, static_cast<int>(r.rdi), &slot) : posix(tid, pid, static_cast<int>(r.rdi), &slot);
+      if (!t) return Action::kPass;  // not a timer of ours: the kernel's (or its EINVAL)
+      if (nr == SYS_timerfd_settime) {
+        bool bad_flags = (r.rsi & ~static_cast<unsigned long long>(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET)) != 0;
+        *result = bad_flags ? -EINVAL : settime(pid, *t, slot, (r.rsi & TFD_TIMER_ABSTIME) != 0, r.rdx, r.r10);
+      } else if (nr == SYS_timer_settime) {
+        *result = settime(pid, *t, slot, (r.rsi & TIMER_ABSTIME) != 0, r.rdx, r.r10);
+      } else if (nr == SYS_timer_getoverrun) {
+        *result = t->overrun;
+      } else {
+        *result = gettime(pid, *t, slot, r.rsi);
+      }
       return Action::kDone;
     }
     case SYS_timer_delete: {
