@@ -194,6 +194,7 @@ long Timers::settime(pid_t pid, Timer& t, uint32_t slot, bool absolute, uint64_t
   itimerspec v{};
   if (!read_mem(pid, spec, &v, sizeof v)) return -EFAULT;
   if (!detail::valid_itimerspec(v)) return -EINVAL;
+  v = detail::bounded(v);
   const auto& clk = seg_.header.clock;
   TimePoint now = Session::read_clock(clk);
   if (old != 0) {
@@ -232,15 +233,16 @@ long Timers::set_itimer(pid_t tid, pid_t pid, const itimerval& v, itimerval* old
   uint32_t slot = 0;
   Timer* t = itimer(tid, pid, true, &slot);
   if (!t) return -EAGAIN;
+  itimerval b = detail::bounded(v);
   TimePoint now = Session::read_clock(seg_.header.clock);
   itimerspec cur = detail::timer_slot_value(seg_, slot, t->interval_ns, now);
   old->it_value = to_timeval(from_timespec(cur.it_value));
   old->it_interval = to_timeval(from_timespec(cur.it_interval));
-  t->interval_ns = from_timeval(v.it_interval).ns();
-  if (v.it_value.tv_sec == 0 && v.it_value.tv_usec == 0) {
+  t->interval_ns = from_timeval(b.it_interval).ns();
+  if (b.it_value.tv_sec == 0 && b.it_value.tv_usec == 0) {
     detail::disarm_timer_slot(seg_, slot);
   } else {
-    detail::arm_timer_slot(seg_, slot, now + from_timeval(v.it_value), false, 0);
+    detail::arm_timer_slot(seg_, slot, now + from_timeval(b.it_value), false, 0);
   }
   return 0;
 }

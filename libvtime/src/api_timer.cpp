@@ -188,7 +188,9 @@ itimerspec current(ProcessContext& c, const VTimer& t) { return timer_slot_value
 
 bool valid_spec(const itimerspec* v) { return v && valid_itimerspec(*v); }
 
-void set(ProcessContext& c, VTimer& t, int flags, bool abs_flag, const itimerspec* v) {
+void set(ProcessContext& c, VTimer& t, int flags, bool abs_flag, const itimerspec* spec) {
+  itimerspec capped = bounded(*spec);
+  const itimerspec* v = &capped;
   bool arm = v->it_value.tv_sec != 0 || v->it_value.tv_nsec != 0;
   t.interval_ns = from_timespec(v->it_interval).ns();
   t.overrun = 0;
@@ -406,8 +408,9 @@ int vtime_setitimer(int which, const struct itimerval* value, struct itimerval* 
     old->it_interval = to_timeval(from_timespec(cur.it_interval));
   }
   itimerspec spec{};
-  spec.it_value = to_timespec(from_timeval(value->it_value));
-  spec.it_interval = to_timespec(from_timeval(value->it_interval));
+  itimerval b = bounded(*value);
+  spec.it_value = to_timespec(from_timeval(b.it_value));
+  spec.it_interval = to_timespec(from_timeval(b.it_interval));
   set(*c, t, 0, false, &spec);
   return 0;
 }

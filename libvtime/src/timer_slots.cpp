@@ -54,6 +54,24 @@ bool valid_itimerspec(const itimerspec& v) {
          v.it_interval.tv_nsec < 1000000000L && v.it_value.tv_sec >= 0 && v.it_interval.tv_sec >= 0;
 }
 
+namespace {
+constexpr time_t kSecondsCap = 4000000000;
+}  // namespace
+
+itimerspec bounded(itimerspec v) {
+  for (timespec* t : {&v.it_value, &v.it_interval}) {
+    if (t->tv_sec > kSecondsCap) *t = timespec{kSecondsCap, 0};
+  }
+  return v;
+}
+
+itimerval bounded(itimerval v) {
+  for (timeval* t : {&v.it_value, &v.it_interval}) {
+    if (t->tv_sec > kSecondsCap) *t = timeval{kSecondsCap, 0};
+  }
+  return v;
+}
+
 unsigned alarm_seconds_left(const itimerval& old) {
   unsigned r = static_cast<unsigned>(old.it_value.tv_sec + (old.it_value.tv_usec >= 500000 ? 1 : 0));
   if (r == 0 && old.it_value.tv_usec > 0) r = 1;

@@ -31,6 +31,11 @@ itimerspec timer_slot_value(const abi::Segment& seg, uint32_t slot, int64_t inte
 // A valid itimerspec for timer_settime/timerfd_settime (the kernel's EINVAL otherwise).
 bool valid_itimerspec(const itimerspec& v);
 
+// The same with every seconds field capped at about 126 years, as good as never: valid values
+// the kernel takes (up to KTIME_MAX) would overflow the nanosecond arithmetic of deadlines.
+itimerspec bounded(itimerspec v);
+itimerval bounded(itimerval v);
+
 // alarm()'s answer for the time the previous alarm had left: rounded to the nearest second, and
 // at least 1 while one was pending (as Linux).
 unsigned alarm_seconds_left(const itimerval& old);
