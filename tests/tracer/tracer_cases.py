@@ -5,7 +5,8 @@ usage: tracer_cases.py --list | CASE --vtime VTIME --bin DIR
 
 DIR holds the programs built for these tests: timers_static (a Go program built with
 CGO_ENABLED=0), timers_cgo (the same with cgo: dynamically linked, loads the shim as well),
-forever (Go, sleeps forever) and static_clock (a statically linked C program).
+forever (Go, sleeps forever), raw_timers (Go, timers armed with raw system calls), static_clock
+and static_timers (statically linked C programs).
   go_static, go_cgo     Go's time.Sleep, Ticker, time.After, context.WithTimeout, Timer.Reset and
                         time.Since print exact virtual instants (timers_expected.txt), twice the
                         same; the wall clock is the session's epoch + 15 s;
@@ -24,6 +25,9 @@ forever (Go, sleeps forever) and static_clock (a statically linked C program).
                         through glibc's SIGEV_THREAD, alarm, setitimer and getitimer): exact
                         instants, twice the same, and the same as nobody; an alarm survives
                         execve into coreutils' sleep (killed at virtual 2 s), a POSIX timer does not;
+  go_raw_timers         a static Go program arming a timerfd and setitimer(ITIMER_REAL) with raw
+                        system calls (blocking reads, SIGALRM through signal.Notify): exact
+                        instants, twice the same;
   real_timeout          a wait vtime leaves on the real clock (sigtimedwait) is named, exit 123,
                         not reported as a deadlock;
   etcd                  Debian's etcd started by a shell script: a lease with TTL 60 s keeps its
@@ -54,7 +58,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 UNPRIVILEGED = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-CASES = ["go_static", "go_cgo", "go_unprivileged", "go_via_shell", "go_spawns", "go_spin", "static_c", "static_signal", "static_timers",
+CASES = ["go_static", "go_cgo", "go_unprivileged", "go_via_shell", "go_spawns", "go_spin", "static_c", "static_signal", "static_timers", "go_raw_timers",
          "real_timeout", "etcd", "kill_vtime", "settime_static", "settime_dynamic", "settime_go", "go_spin_real"]
 USERNS_ROOT = ["unshare", "--user", "--map-root-user"]
 SKIP = 77  # ctest's SKIP_RETURN_CODE
@@ -225,6 +229,9 @@ def main():
             fail("as nobody: exit %d, or other output" % r.returncode)
         twice(args, ["sh", "-c", b("static_timers") + " exec sleep 5; echo status $?; date -u +%T.%N"],
               "status 142\n00:00:02.000000000\n")
+    elif c == "go_raw_timers":
+        twice(args, [b("raw_timers")], "timerfd: 1 expiration(s) at 0.500000\ntimerfd: 1 expiration(s) at 0.750000\n"
+              "timerfd: 1 expiration(s) at 1.000000\nSIGALRM at 1.300000\n")
     elif c == "real_timeout":
         r = run(args, [b("static_clock"), "sigtimedwait"], timeout=60)
         if r.returncode != 123:
