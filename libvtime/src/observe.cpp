@@ -33,7 +33,50 @@ std::string thread_name(pid_t pid, pid_t tid) {
   return s;
 }
 
+std::string trimmed(const char* buf, ssize_t n) {
+  std::string s(buf, static_cast<size_t>(n));
+  while (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
+}
+
 }  // namespace
+
+ProcessNames::~ProcessNames() {
+  for (auto& [pid, fd] : fds_) ::close(fd);
+}
+
+std::string ProcessNames::get(pid_t pid) {
+  char buf[64];
+  auto it = fds_.find(pid);
+  if (it != fds_.end()) {
+    ssize_t n = pread(it->second, buf, sizeof buf - 1, 0);
+    if (n > 0) return trimmed(buf, n);
+    ::close(it->second);  // gone (ESRCH), or another process now has the pid
+    fds_.erase(it);
+  }
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/comm", static_cast<int>(pid));
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+  if (n <= 0) {
+    ::close(fd);
+    return {};
+  }
+  fds_[pid] = fd;
+  return trimmed(buf, n);
+}
+
+void ProcessNames::keep_only(const std::vector<pid_t>& live) {
+  for (auto it = fds_.begin(); it != fds_.end();) {
+    if (std::find(live.begin(), live.end(), it->first) == live.end()) {
+      ::close(it->second);
+      it = fds_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
 
 std::vector<PendingWait> pending_waits(Session& s) {
   abi::Segment& seg = s.segment();
@@ -76,7 +119,8 @@ std::vector<RegisteredProcess> registered_processes(Session& s) {
   return out;
 }
 
-std::map<pid_t, ClockReads> clock_reads(Session& s, const std::vector<std::string>& ignored_thread_names) {
+std::map<pid_t, ClockReads> clock_reads(Session& s, const std::vector<std::string>& ignored_thread_names,
+                                        ProcessNames* names) {
   abi::Segment& seg = s.segment();
   std::map<pid_t, ClockReads> out;
   // "proc:PATTERN" leaves out every read of the processes whose name matches, including those of
@@ -87,15 +131,17 @@ std::map<pid_t, ClockReads> clock_reads(Session& s, const std::vector<std::strin
   }
   auto process_ignored = [&](pid_t pid) {
     if (proc_patterns.empty()) return false;
-    std::string name = thread_name(pid, pid);
+    std::string name = names ? names->get(pid) : thread_name(pid, pid);
     for (auto& pat : proc_patterns) {
       if (fnmatch(pat.c_str(), name.c_str(), 0) == 0) return true;
     }
     return false;
   };
   std::set<pid_t> left_out;
+  std::vector<pid_t> seen;
   for (auto& p : seg.processes) {
     if (p.state.load(std::memory_order_acquire) != 1) continue;
+    seen.push_back(p.pid.load(std::memory_order_relaxed));
     if (process_ignored(p.pid.load(std::memory_order_relaxed))) {
       left_out.insert(p.pid.load(std::memory_order_relaxed));
       continue;
@@ -104,6 +150,7 @@ std::map<pid_t, ClockReads> clock_reads(Session& s, const std::vector<std::strin
     c.reads += p.clock_reads.load(std::memory_order_relaxed);
     c.digest += p.clock_digest.load(std::memory_order_relaxed);
   }
+  if (names && !proc_patterns.empty()) names->keep_only(seen);
   for (auto& t : seg.thread_stats) {
     if (t.state.load(std::memory_order_acquire) != 1) continue;
     pid_t pid = t.pid.load(std::memory_order_relaxed);

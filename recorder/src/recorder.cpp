@@ -284,7 +284,7 @@ void Recorder::observe(int64_t t) {
   }
 
   // Clock reads, per process, when they changed.
-  auto reads = clock_reads(*session_, ignored_);
+  auto reads = clock_reads(*session_, ignored_, &names_);
   std::vector<std::pair<int, std::pair<pid_t, ClockReads>>> by_id;
   for (auto& [pid, c] : reads) {
     auto it = procs_.find(pid);

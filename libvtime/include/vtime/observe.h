@@ -50,6 +50,26 @@ struct ClockReads {
 // clock reads depends on how their threads interleave). Entries of threads of processes
 // that are gone are given back. Call it while the tree is idle: counts are written without
 // synchronisation by their threads.
-std::map<pid_t, ClockReads> clock_reads(Session& s, const std::vector<std::string>& ignored_thread_names);
+//
+// `names`, if given, keeps a descriptor of each process's /proc/PID/comm open between calls: a
+// recorder asks at every idle point, and opening the file each time was most of a long recorded
+// run (a Slurm run: 26 s of system time in 35 s). The name is still read at every call (it
+// changes with exec); a descriptor whose process is gone reads nothing and is opened again (a
+// reused pid is another process: its old descriptor fails too).
+class ProcessNames {
+ public:
+  ProcessNames() = default;
+  ~ProcessNames();
+  ProcessNames(const ProcessNames&) = delete;
+  ProcessNames& operator=(const ProcessNames&) = delete;
+  std::string get(pid_t pid);
+  // Closes the descriptors of processes not in `live`.
+  void keep_only(const std::vector<pid_t>& live);
+
+ private:
+  std::map<pid_t, int> fds_;
+};
+std::map<pid_t, ClockReads> clock_reads(Session& s, const std::vector<std::string>& ignored_thread_names,
+                                        ProcessNames* names = nullptr);
 
 }  // namespace vtime

@@ -13,6 +13,7 @@
 //     rec.finish("ok", 0, t);
 #pragma once
 
+#include <vtime/observe.h>
 #include <vtime/recorder/trace.h>
 #include <vtime/session.h>
 
@@ -105,6 +106,7 @@ class Recorder {
 
   RecordSink& sink_;
   std::vector<std::string> ignored_;
+  ProcessNames names_;  // /proc/PID/comm descriptors kept open for clock_reads
   Session* session_ = nullptr;
   pid_t root_ = 0;
   uint64_t seq_ = 0;
