@@ -4,6 +4,7 @@
 #include <vtime/abi.h>
 
 #include "libc.h"
+#include "proc_reader.h"
 #include "slots.h"
 
 #include <fcntl.h>
@@ -33,49 +34,15 @@ std::string thread_name(pid_t pid, pid_t tid) {
   return s;
 }
 
-std::string trimmed(const char* buf, ssize_t n) {
-  std::string s(buf, static_cast<size_t>(n));
-  while (!s.empty() && s.back() == '\n') s.pop_back();
-  return s;
-}
-
 }  // namespace
 
-ProcessNames::~ProcessNames() {
-  for (auto& [pid, fd] : fds_) ::close(fd);
-}
+ProcessNames::ProcessNames() : reader_(std::make_unique<detail::ProcReader>()) {}
+ProcessNames::~ProcessNames() = default;
 
-std::string ProcessNames::get(pid_t pid) {
-  char buf[64];
-  auto it = fds_.find(pid);
-  if (it != fds_.end()) {
-    ssize_t n = pread(it->second, buf, sizeof buf - 1, 0);
-    if (n > 0) return trimmed(buf, n);
-    ::close(it->second);  // gone (ESRCH), or another process now has the pid
-    fds_.erase(it);
-  }
-  char path[64];
-  snprintf(path, sizeof path, "/proc/%d/comm", static_cast<int>(pid));
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return {};
-  ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
-  if (n <= 0) {
-    ::close(fd);
-    return {};
-  }
-  fds_[pid] = fd;
-  return trimmed(buf, n);
-}
+std::string ProcessNames::get(pid_t pid) { return reader_->process_name(pid); }
 
 void ProcessNames::keep_only(const std::vector<pid_t>& live) {
-  for (auto it = fds_.begin(); it != fds_.end();) {
-    if (std::find(live.begin(), live.end(), it->first) == live.end()) {
-      ::close(it->second);
-      it = fds_.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  reader_->prune({}, std::unordered_set<pid_t>(live.begin(), live.end()));
 }
 
 std::vector<PendingWait> pending_waits(Session& s) {

@@ -43,14 +43,26 @@ long long stat_field(const char* buf, int field) {
   return strtoll(p, nullptr, 10);
 }
 
+bool open_task_file(pid_t pid, pid_t tid, const char* name, int& fd) {
+  if (fd >= 0) return true;
+  char path[96];
+  snprintf(path, sizeof path, "/proc/%d/task/%d/%s", static_cast<int>(pid), static_cast<int>(tid), name);
+  fd = open(path, O_RDONLY | O_CLOEXEC);
+  return fd >= 0;
+}
+
 }  // namespace
 
 ProcReader::~ProcReader() {
   for (auto& [tid, f] : fds_) close_thread(f);
-  for (auto& [pid, e] : procs_) {
-    if (e.stat >= 0) close(e.stat);
-  }
+  for (auto& [pid, e] : procs_) close_process(e);
   if (stat_fd_ >= 0) close(stat_fd_);
+}
+
+void ProcReader::close_process(ProcessEntry& e) {
+  if (e.stat >= 0) close(e.stat);
+  if (e.comm >= 0) close(e.comm);
+  e = ProcessEntry{};
 }
 
 void ProcReader::close_thread(ThreadFds& f) {
@@ -74,7 +86,7 @@ void ProcReader::prune(const std::unordered_set<pid_t>& live_tids, const std::un
       ++it;
       continue;
     }
-    if (it->second.stat >= 0) close(it->second.stat);
+    close_process(it->second);
     it = procs_.erase(it);
   }
 }
@@ -155,32 +167,43 @@ std::vector<pid_t> ProcReader::descendants(const std::unordered_set<pid_t>& root
   return out;
 }
 
-bool ProcReader::process_status(pid_t pid, ProcessStatus& out) {
-  char buf[1024];
+ssize_t ProcReader::read_leader_file(pid_t pid, int ProcessEntry::*fd, const char* name, char* buf, size_t cap) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     ProcessEntry& e = procs_[pid];
-    if (e.stat < 0) {
-      // The leader's own stat, not /proc/PID/stat: that one sums counters over every thread of
-      // the group (several times dearer for a process with many threads). The state letter,
-      // start time and thread count are the same in both.
-      char path[64];
-      snprintf(path, sizeof path, "/proc/%d/task/%d/stat", static_cast<int>(pid), static_cast<int>(pid));
-      e.stat = open(path, O_RDONLY | O_CLOEXEC);
-      if (e.stat < 0) break;
-    }
-    if (pread_all(e.stat, buf, sizeof buf) > 0 && parse_proc_stat(buf, &out.state, nullptr, &out.start_time)) {
-      out.threads = static_cast<long>(stat_field(buf, 20));
-      return true;
-    }
+    if (!open_task_file(pid, pid, name, e.*fd)) break;
+    ssize_t n = pread_all(e.*fd, buf, cap);
+    if (n > 0) return n;
     // Bound to a process that is gone (ESRCH): forget it, and look once for a new one.
-    close(e.stat);
-    e = ProcessEntry{};
+    close_process(e);
   }
   if (auto it = procs_.find(pid); it != procs_.end()) {
-    if (it->second.stat >= 0) close(it->second.stat);
+    close_process(it->second);
     procs_.erase(it);
   }
-  return false;
+  return -1;
+}
+
+bool ProcReader::process_status(pid_t pid, ProcessStatus& out) {
+  // The leader's own stat, not /proc/PID/stat: that one sums counters over every thread of the
+  // group (several times dearer for a process with many threads). The state letter, start time
+  // and thread count are the same in both.
+  char buf[1024];
+  if (read_leader_file(pid, &ProcessEntry::stat, "stat", buf, sizeof buf) <= 0 || !parse_proc_stat(buf, &out.state, nullptr, &out.start_time)) {
+    return false;
+  }
+  out.threads = static_cast<long>(stat_field(buf, 20));
+  return true;
+}
+
+std::string ProcReader::process_name(pid_t pid) {
+  // Its own small file: generating the whole stat line for the name cost twice the recording
+  // time of a Slurm run.
+  char buf[64];
+  ssize_t n = read_leader_file(pid, &ProcessEntry::comm, "comm", buf, sizeof buf);
+  if (n <= 0) return {};
+  std::string name(buf, static_cast<size_t>(n));
+  while (!name.empty() && name.back() == '\n') name.pop_back();
+  return name;
 }
 
 bool ProcReader::thread_ids(pid_t pid, uint64_t forks, long threads, std::vector<pid_t>& out) {
@@ -205,14 +228,6 @@ bool ProcReader::thread_ids(pid_t pid, uint64_t forks, long threads, std::vector
 }
 
 // Opens /proc/PID/task/TID/NAME into fd unless it is open already; true when it is open.
-static bool open_task_file(pid_t pid, pid_t tid, const char* name, int& fd) {
-  if (fd >= 0) return true;
-  char path[96];
-  snprintf(path, sizeof path, "/proc/%d/task/%d/%s", static_cast<int>(pid), static_cast<int>(tid), name);
-  fd = open(path, O_RDONLY | O_CLOEXEC);
-  return fd >= 0;
-}
-
 bool ProcReader::open_thread(pid_t pid, pid_t tid, ThreadFds& f) {
   // Only the missing ones: proofs open some of them alone (syscall_line, thread_state).
   open_task_file(pid, tid, "stat", f.stat);

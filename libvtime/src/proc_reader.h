@@ -62,6 +62,9 @@ class ProcReader {
   // process is gone (reaped). A kept descriptor stays bound to the process it was opened on, so
   // after the pid is reused it fails and is reopened on the new process.
   bool process_status(pid_t pid, ProcessStatus& out);
+  // The process's name (/proc/PID/comm) through a descriptor kept open like the stat one, read
+  // anew each time (exec renames); "" when the process is gone.
+  std::string process_name(pid_t pid);
   // Thread ids of pid. Re-listed only when `forks` (non-zero) or the thread count `threads`
   // (from process_status) differs from the previous listing: a new thread moves the fork
   // counter, an exit lowers the count (an exit plus a creation moves the counter). false when
@@ -93,6 +96,7 @@ class ProcReader {
   };
   struct ProcessEntry {
     int stat = -1;              // /proc/PID/task/PID/stat
+    int comm = -1;              // /proc/PID/task/PID/comm (process_name)
     std::vector<pid_t> tids;    // last listing
     uint64_t listed_forks = 0;  // fork counter read before that listing (0: never listed)
     long listed_threads = -1;   // thread count read before that listing
@@ -101,6 +105,11 @@ class ProcReader {
     uint64_t ino;  // inode number of the /proc/PID directory entry: new for each process
     pid_t ppid;
   };
+  // File `name` of the leader's task directory through the entry's kept descriptor `fd`
+  // (reopened once if it is bound to a process that is gone); its length, or -1 when the
+  // process is gone (the entry is dropped).
+  ssize_t read_leader_file(pid_t pid, int ProcessEntry::*fd, const char* name, char* buf, size_t cap);
+  static void close_process(ProcessEntry& e);
   bool open_thread(pid_t pid, pid_t tid, ThreadFds& f);
   static void close_thread(ThreadFds& f);
   std::unordered_map<pid_t, ThreadFds> fds_;

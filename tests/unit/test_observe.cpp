@@ -1,4 +1,4 @@
-// vtime/observe.h: ProcessNames, the /proc/PID/comm descriptors a recorder keeps open.
+// vtime/observe.h: ProcessNames, the descriptors of /proc stat files a recorder keeps open.
 #include <vtime/observe.h>
 
 #include <gtest/gtest.h>

@@ -17,10 +17,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace vtime {
+namespace detail {
+class ProcReader;
+}  // namespace detail
 
 struct PendingWait {
   pid_t pid = 0;
@@ -51,14 +55,14 @@ struct ClockReads {
 // that are gone are given back. Call it while the tree is idle: counts are written without
 // synchronisation by their threads.
 //
-// `names`, if given, keeps a descriptor of each process's /proc/PID/comm open between calls: a
-// recorder asks at every idle point, and opening the file each time was most of a long recorded
-// run (a Slurm run: 26 s of system time in 35 s). The name is still read at every call (it
-// changes with exec); a descriptor whose process is gone reads nothing and is opened again (a
-// reused pid is another process: its old descriptor fails too).
+// `names`, if given, keeps a descriptor of each process's stat open between calls: a recorder
+// asks at every idle point, and opening /proc/PID/comm each time was most of a long recorded run
+// (a Slurm run: 26 s of system time in 35 s). The name is still read at every call (it changes
+// with exec); a descriptor whose process is gone reads nothing and is opened again (a reused pid
+// is another process: its old descriptor fails too).
 class ProcessNames {
  public:
-  ProcessNames() = default;
+  ProcessNames();
   ~ProcessNames();
   ProcessNames(const ProcessNames&) = delete;
   ProcessNames& operator=(const ProcessNames&) = delete;
@@ -67,7 +71,7 @@ class ProcessNames {
   void keep_only(const std::vector<pid_t>& live);
 
  private:
-  std::map<pid_t, int> fds_;
+  std::unique_ptr<detail::ProcReader> reader_;  // the controller's /proc reader, its kept descriptors
 };
 std::map<pid_t, ClockReads> clock_reads(Session& s, const std::vector<std::string>& ignored_thread_names,
                                         ProcessNames* names = nullptr);

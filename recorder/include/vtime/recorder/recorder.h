@@ -106,7 +106,7 @@ class Recorder {
 
   RecordSink& sink_;
   std::vector<std::string> ignored_;
-  ProcessNames names_;  // /proc/PID/comm descriptors kept open for clock_reads
+  ProcessNames names_;  // process names for clock_reads, through descriptors kept open
   Session* session_ = nullptr;
   pid_t root_ = 0;
   uint64_t seq_ = 0;
