@@ -434,13 +434,13 @@ ReplayResult replay(const ReplayOptions& o) {
   if (cmd.empty() && h.contains("scheduler")) cmd = h["scheduler"].get<std::vector<std::string>>();
   if (cmd.empty()) return refuse(kReplayUsage, "no scheduler command (none given, none recorded)");
 
+  if (o.compare == Compare::kScheduler && !o.simulator) return refuse(kReplayUsage, "--compare scheduler needs a simulator");
   char dir_template[] = "/tmp/vtime-replay-XXXXXX";
   if (!mkdtemp(dir_template)) return refuse(kReplayInternal, "mkdtemp failed");
   std::string dir = dir_template;
   b.scheduler_endpoint = "ipc://" + dir + "/scheduler";
   b.scheduler_command = cmd;  // the broker puts the endpoint in for "{endpoint}"
 
-  if (o.compare == Compare::kScheduler && !o.simulator) return refuse(kReplayUsage, "--compare scheduler needs a simulator");
   Expected expected(*reader, o.compare);
   Comparator cmp(expected, o);
   Recorder recorder(cmp, h.contains("clock") && h["clock"].contains("ignored_threads")
