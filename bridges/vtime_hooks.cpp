@@ -18,5 +18,6 @@ void request_tick() { call_shim("vtime_request_tick"); }
 void ticks_on_request() { call_shim("vtime_ticks_on_request"); }
 void settle() { call_shim("vtime_settle"); }
 int cpu_model() { return call_shim("vtime_cpu_model"); }
+void serialize() { call_shim("vtime_serialize"); }
 
 }  // namespace vtime::bridges

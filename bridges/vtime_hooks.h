@@ -19,5 +19,7 @@ void ticks_on_request();
 void settle();
 // The session's CPU-time model: 0 zero, 1 calls, 2 real; -1 without vtime.
 int cpu_model();
+// One process of the tree runs at a time from now on (vtime_serialize in vtime/vtime.h).
+void serialize();
 
 }  // namespace vtime::bridges

@@ -15,6 +15,7 @@ Subcommand register_exec(CLI::App& root) {
     std::vector<std::string> command;
     std::string epoch;
     bool stats = false;
+    bool serialize = false;
     std::string on_deadlock = "exit";
     CpuOptions cpu;
   };
@@ -36,6 +37,11 @@ Subcommand register_exec(CLI::App& root) {
                   "kills the tree and exits 121; 'report' prints it and keeps waiting (input may still come "
                   "from outside the tree).")
       ->check(CLI::IsMember({"report", "exit"}));
+  app->add_flag("--serialize", opts->serialize,
+                "One process at a time: a static or Go program whose wait ends while another process of the "
+                "tree runs is held until the tree is idle; held processes then run one after another, lowest pid "
+                "first, so what each reads from pipes and sockets at one virtual instant does not depend on "
+                "real-time races (docs/design.md, Serialised processes).");
   add_cpu_options(*app, opts->cpu);
   app->add_option("command", opts->command, "The command and its arguments (after --).")->required();
   app->prefix_command(false);
@@ -45,6 +51,7 @@ Subcommand register_exec(CLI::App& root) {
             ExecOptions o;
             o.command = opts->command;
             o.stats = opts->stats;
+            o.serialize = opts->serialize;
             o.on_deadlock = opts->on_deadlock == "report" ? OnDeadlock::kReport : OnDeadlock::kExit;
             std::string err;
             auto cpu = to_cpu_model(opts->cpu, &err);

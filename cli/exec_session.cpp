@@ -92,6 +92,8 @@ int run_exec(const ExecOptions& opts) {
     return kExitInternal;
   }
   auto wall_start = std::chrono::steady_clock::now();
+  // Before the tree starts, so that its first waits are already followed (Controller::set_serial).
+  if (opts.serialize) session->header().serial.store(1, std::memory_order_release);
   SpawnResult spawned = spawn_in_session(*session, shim, opts.command, {}, watch.get());
   if (!spawned.pid) {
     fprintf(stderr, "vtime exec: %s\n", spawned.error.c_str());
@@ -162,6 +164,7 @@ int run_exec(const ExecOptions& opts) {
             virt, wall, wall > 0 ? virt / wall : 0.0, static_cast<unsigned long long>(st.advances),
             static_cast<unsigned long long>(st.wakeups), static_cast<unsigned long long>(st.idle_decisions),
             cpu_model_name(opts.cpu.model));
+    if (st.handovers) fprintf(stderr, ", %llu hand-overs", static_cast<unsigned long long>(st.handovers));
     if (st.busy_flows) {
       fprintf(stderr, " (the clock ran with real time in %llu busy stretches)", static_cast<unsigned long long>(st.busy_flows));
     }

@@ -23,6 +23,7 @@ struct ExecOptions {
   bool stats = false;
   OnDeadlock on_deadlock = OnDeadlock::kExit;
   CpuModelOptions cpu{.model = abi::kCpuZero};
+  bool serialize = false;  // one process at a time (Controller::set_serial)
 };
 
 int run_exec(const ExecOptions& opts);

@@ -37,6 +37,8 @@ struct BridgeOptions {
   // Pods get priorities decreasing with submission order (preemptionPolicy Never), so the
   // scheduler's queue never holds two Pods it cannot order (docs/k8s.md, Determinism).
   bool submission_priority = true;
+  // One process of the control plane runs at a time (vtime_serialize; docs/k8s.md, Determinism).
+  bool serialize = true;
   int start_timeout_s = 300;        // virtual seconds each component may take to come up
 };
 

@@ -63,6 +63,14 @@ int main(int argc, char** argv) {
                  "then vary from run to run; docs/k8s.md)")
       ->check(CLI::IsMember({"submission", "none"}))
       ->capture_default_str();
+  std::string serial = "on";
+  app.add_option("--serialize", serial,
+                 "on: one component runs at a time under vtime (a component whose wait ends while another runs "
+                 "waits until that one is idle), so what each reads from its sockets at one virtual instant does "
+                 "not depend on real-time races; off: they run concurrently, as in a real cluster (faster, and "
+                 "schedules of long workloads may differ between runs; docs/k8s.md)")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
   app.add_option("--dir", o.dir,
                  "The run's directory: configuration, credentials, etcd's data, the components' logs "
                  "(default: PREFIX_k8s under `vtime run -e PREFIX`)")
@@ -83,6 +91,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : vtime::k8s::kBridgeUsage;
   }
   o.submission_priority = priority == "submission";
+  o.serialize = serial == "on";
   if (o.dir.empty()) {
     std::fprintf(stderr, "vtime-k8s: give --dir DIR (or run it under `vtime run -e PREFIX`)\n");
     return vtime::k8s::kBridgeUsage;

@@ -61,7 +61,12 @@ Tracer::Thread& Tracer::thread(pid_t tid) {
   return threads_.emplace(tid, t).first->second;
 }
 
-void Tracer::resume(pid_t tid, int sig) { ptrace(PTRACE_CONT, tid, nullptr, reinterpret_cast<void*>(static_cast<long>(sig))); }
+void Tracer::resume(pid_t tid, int sig) {
+  // A thread the serial gate holds stays followed call by call until it is given back its result.
+  auto it = threads_.find(tid);
+  int request = it != threads_.end() && it->second.held ? PTRACE_SYSCALL : PTRACE_CONT;
+  ptrace(static_cast<__ptrace_request>(request), tid, nullptr, reinterpret_cast<void*>(static_cast<long>(sig)));
+}
 
 int Tracer::run() {
   // A SIGTERM (PR_SET_PDEATHSIG), SIGINT or SIGHUP: true when vtime is gone, and then so is the
@@ -171,7 +176,9 @@ void Tracer::forget(pid_t tid) {
     }
   }
   pid_t pid = it->second.pid;
+  bool held = it->second.held;
   threads_.erase(it);
+  if (held) publish_held();
   timers_.forget_thread(tid);
   if (pid == tid) {
     processes_.erase(pid);
@@ -204,8 +211,14 @@ void Tracer::on_stop(pid_t tid, int status) {
         if (event != PTRACE_EVENT_CLONE) {
           seg_.header.traced.fetch_add(1, std::memory_order_acq_rel);
           Process& parent = processes_[thread(tid).pid];  // the same image until it executes
-          processes_[c.pid].go = parent.go;
-          processes_[c.pid].clock_code = parent.clock_code;
+          Process& p = processes_[c.pid];
+          // The child's own stops race with this one: it may have executed already (a vfork
+          // child usually has), and then it has an image of its own.
+          if (!p.executed) {
+            p.go = parent.go;
+            p.clock_code = parent.clock_code;
+            p.header_page = parent.header_page;
+          }
         }
       }
       resume(tid);
@@ -346,7 +359,9 @@ void Tracer::on_call(pid_t tid) {
   VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: call %lld waits until %lld (wait %llu, slot %d)", static_cast<int>(tid),
              static_cast<long long>(call->nr), static_cast<long long>(call->deadline_ns),
              static_cast<unsigned long long>(t.seq), t.slot);
-  if (call->exit_tracked) {
+  // The serial gate decides at the call's exit whether the thread may go on (serial_gate.cpp).
+  t.follow = call->exit_tracked || seg_.header.serial.load(std::memory_order_acquire) != 0;
+  if (t.follow) {
     ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);  // stop again when the call returns
   } else {
     resume(tid);
@@ -380,7 +395,11 @@ void Tracer::on_syscall_stop(pid_t tid) {
     resume(tid);
     return;
   }
-  if (!t.in_wait || !t.call.exit_tracked) {
+  if (t.held) {
+    on_held_stop(tid, t, info.op == PTRACE_SYSCALL_INFO_EXIT);
+    return;
+  }
+  if (!t.in_wait || !t.follow) {
     resume(tid);
     return;
   }
@@ -402,14 +421,14 @@ void Tracer::on_syscall_stop(pid_t tid) {
       r.rax = static_cast<unsigned long long>(t.call.timeout_result);
       set_regs(tid, r);
       end_wait(t);
-      resume(tid);
+      leave_wait(tid, t, r);
     } else {
       ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);  // a signal: it restarts or returns EINTR (seen next)
     }
     return;
   }
   end_wait(t);  // it returned by itself before the deadline
-  resume(tid);
+  leave_wait(tid, t, r);
 }
 
 void Tracer::note_signal_in_sleep(pid_t tid) {
@@ -492,13 +511,14 @@ void Tracer::on_exec(pid_t tid) {
   t.pid = tid;
   t.in_wait = false;
   processes_[tid] = Process{};
+  processes_[tid].executed = true;
   timers_.on_exec(tid);
   char exe[64];
   snprintf(exe, sizeof exe, "/proc/%d/exe", static_cast<int>(tid));
   processes_[tid].go = detail::exec_kind(exe) == detail::ExecKind::kGo;
   int held = 0;
   std::string why;
-  if (!patch_vdso(tid, tid, segment_path_, &held, &processes_[tid].clock_code, why)) {
+  if (!patch_vdso(tid, tid, segment_path_, &held, &processes_[tid].clock_code, &processes_[tid].header_page, why)) {
     fprintf(stderr, "vtime: pid %d (%s) reads the real clock: %s\n", static_cast<int>(tid), comm_of(tid).c_str(),
             why.c_str());
   }

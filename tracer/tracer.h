@@ -43,6 +43,11 @@ class Tracer {
     TimedCall call;
     bool interrupt_sent = false;
     uint64_t interrupt_seq = 0;  // the wait the interrupt was sent for
+    bool follow = false;         // the wait is followed to its exit (exit-tracked, or the serial gate)
+    // Held by the serial gate (serial_gate.cpp): asleep in an injected futex wait; `held_regs`
+    // are the registers its call returned with, given back when its process may run.
+    bool held = false;
+    user_regs_struct held_regs{};
   };
   struct Process {
     bool maps_read = false;
@@ -52,6 +57,10 @@ class Tracer {
     bool warned_uncontrolled = false;
     bool go = false;  // a Go program: its sleeps and timed futex waits are housekeeping
     uint64_t clock_code = 0;  // the injected clock code's page (vdso_patch.h), 0 if none
+    uint64_t header_page = 0;  // the segment's first page in the process, 0 if not mapped
+    // The process has executed an image since the tracer met it: what its parent's fork event
+    // would copy (it may be reported after the child's exec) belongs to another image.
+    bool executed = false;
   };
 
   void serve_requests();
@@ -64,6 +73,15 @@ class Tracer {
   void on_syscall_stop(pid_t tid);
   void interrupt_due();
   void forget(pid_t tid);
+  // The serial gate (abi::Header::serial, serial_gate.cpp). At the exit of a wait (its registers
+  // `r`, result set): holds the thread if another process has the tree, else resumes it.
+  void leave_wait(pid_t tid, Thread& t, const user_regs_struct& r);
+  // A stop of a held thread: gives it back its call's result once its process may run, or puts
+  // it back to sleep.
+  void on_held_stop(pid_t tid, Thread& t, bool exit);
+  bool may_run(pid_t pid) const;
+  void put_to_sleep(pid_t tid, Thread& t);
+  void publish_held();
   // vtime is gone: kills every process of the tree (see tracer.cpp).
   void end_orphaned_tree();
   // The thread's wait is over (its slot back to Claimed).

@@ -110,7 +110,7 @@ std::vector<unsigned char> jump_to(uint64_t target) {
 
 }  // namespace
 
-bool patch_vdso(pid_t pid, pid_t tid, const std::string& segment_path, int* held, uint64_t* code_page,
+bool patch_vdso(pid_t pid, pid_t tid, const std::string& segment_path, int* held, uint64_t* code_page, uint64_t* header_page,
                 std::string& why) {
   uint64_t base = auxv_value(pid, AT_SYSINFO_EHDR);
   if (base == 0) {
@@ -168,6 +168,7 @@ bool patch_vdso(pid_t pid, pid_t tid, const std::string& segment_path, int* held
   static_assert(VTIME_BLOB_CLOCK_PTR == 0 && VTIME_BLOB_HEADER_PTR == 8 && VTIME_BLOB_STATE_PTR == 16);
   memcpy(blob.data(), pointers, sizeof pointers);
   *code_page = static_cast<uint64_t>(*code);
+  *header_page = static_cast<uint64_t>(*page);
   if (blob_size > 4096 || !write_mem(pid, static_cast<uint64_t>(*code), blob.data(), blob.size())) {
     why = "cannot write the clock code";
     return false;

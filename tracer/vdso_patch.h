@@ -18,9 +18,10 @@ namespace vtime::tracer {
 
 // Patches the vDSO of process `pid`, stopped at its exec stop in thread `tid`. `segment_path` is
 // the session's attach spec. *code_page is where the clock code went (its sleeps, which pay the
-// CPU-time model's debt, are the program's). On failure, `why` says what went wrong (the process
+// CPU-time model's debt, are the program's), *header_page where the segment's first page is mapped
+// (read-only: the clock, and the word threads held by the serial gate sleep on). On failure, `why` says what went wrong (the process
 // then reads the real clock: the caller reports it). A signal arriving meanwhile is held in *held.
-bool patch_vdso(pid_t pid, pid_t tid, const std::string& segment_path, int* held, uint64_t* code_page,
+bool patch_vdso(pid_t pid, pid_t tid, const std::string& segment_path, int* held, uint64_t* code_page, uint64_t* header_page,
                 std::string& why);
 
 }  // namespace vtime::tracer

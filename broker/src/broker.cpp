@@ -90,7 +90,10 @@ class Conversation {
     }
     if (summary) {
       summary_.end_time = session_.now() - setup_;
-      if (ctl_) summary_.advances = ctl_->stats().advances;
+      if (ctl_) {
+        summary_.advances = ctl_->stats().advances;
+        summary_.handovers = ctl_->stats().handovers;
+      }
       *summary = summary_;
     }
     return code;

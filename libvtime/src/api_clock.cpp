@@ -42,6 +42,13 @@ __attribute__((visibility("default"))) int vtime_ticks_on_request(void) {
   return 0;
 }
 
+__attribute__((visibility("default"))) int vtime_serialize(void) {
+  ProcessContext* c = context();
+  if (!c) return -1;
+  c->seg->header.serial.store(1, std::memory_order_release);
+  return 0;
+}
+
 __attribute__((visibility("default"))) int vtime_cpu_model(void) {
   ProcessContext* c = context();
   if (!c) return -1;

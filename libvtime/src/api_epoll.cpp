@@ -3,6 +3,7 @@
 #include <vtime/vtime.h>
 
 #include "cpu_charge.h"
+#include "serial_gate.h"
 #include "fd_wait.h"
 #include "libc.h"
 
@@ -44,6 +45,7 @@ int infinite(ProcessContext& c, Real&& real) {
     r = real(w.seq());
     err = errno;
   }
+  if (r > 0) serial_hold(c);
   errno = err;
   return r;
 }

@@ -4,6 +4,7 @@
 #include "cpu_charge.h"
 #include "fd_wait.h"
 #include "libc.h"
+#include "serial_gate.h"
 
 #include <cerrno>
 
@@ -24,6 +25,7 @@ int vtime_poll(struct pollfd* fds, nfds_t nfds, int timeout_ms) {
       r = tagged_ppoll(fds, nfds, nullptr, w.seq());
       err = errno;
     }
+    if (r > 0) serial_hold(*c);
     errno = err;
     return r;
   }
@@ -47,6 +49,7 @@ int vtime_ppoll(struct pollfd* fds, nfds_t nfds, const struct timespec* timeout,
       r = tagged_ppoll(fds, nfds, sigmask, w.seq());
       err = errno;
     }
+    if (r > 0) serial_hold(*c);
     errno = err;
     return r;
   }

@@ -878,6 +878,34 @@ struct Controller::Impl {
   // advance_to (one_process false) and advance_step (true).
   int advance(TimePoint t, bool one_process);
 
+  // The serial gate at an idle point (see set_serial): gives the tree to the held process with
+  // the lowest pid and returns true, or, with nothing held, to no process (every wake-up until
+  // the next hand-over is held).
+  bool hand_over() {
+    auto& h = seg.header;
+    if (h.serial.load(std::memory_order_acquire) == 0) return false;
+    pid_t next = h.serial_held[0].load(std::memory_order_acquire);  // the tracer's, sorted: the lowest
+    for (uint32_t i = 0; i < abi::kProcessSlots; ++i) {  // the shim's
+      auto& p = seg.processes[i];
+      if (p.state.load(std::memory_order_acquire) != 1 || p.held.load(std::memory_order_acquire) == 0) continue;
+      pid_t pid = p.pid.load(std::memory_order_relaxed);
+      if (next == 0 || pid < next) next = pid;
+    }
+    give_tree(next != 0 ? next : -1);
+    if (next == 0) return false;
+    h.serial_handovers.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
+  void give_tree(pid_t pid) {
+    auto& h = seg.header;
+    if (h.serial.load(std::memory_order_acquire) == 0) return;
+    h.serial_active.store(pid, std::memory_order_release);
+    h.serial_word.fetch_add(1, std::memory_order_acq_rel);
+    detail::futex_wake(&h.serial_word);
+    // What the next looks compare with what they saw before: a hand-over starts afresh.
+    h.activity.fetch_add(1, std::memory_order_seq_cst);
+  }
+
   // A look of wait_idle found the tree busy: applies the CPU-time model and the warning. Returns
   // how long (us) the caller may wait before looking again.
   long on_busy();
@@ -926,6 +954,8 @@ constexpr int64_t kCountCheckNs = 500'000'000;
 
 IdleResult Controller::wait_idle(const std::function<bool()>& interrupted) {
   IdleResult r = look_until_idle(interrupted);
+  // The serial gate: the tree is idle but for held processes; each gets the tree in turn.
+  while (r == IdleResult::kIdle && impl_->hand_over()) r = look_until_idle(interrupted);
   // What a recorder reads at this idle point (vtime/observe.h) must not include a tracer wait
   // the kernel already ended: whether Go's poller was woken early by a descriptor (libzmq's I/O
   // thread) or reached its timeout depends on real time (equivalence.go_replay saw an extra timer
@@ -1246,6 +1276,8 @@ void Controller::set_rate(double factor) {
   write_clock(c, impl_->tsc, std::nullopt, static_cast<int64_t>(factor * 1e6));
 }
 
+void Controller::set_serial(bool on) { impl_->seg.header.serial.store(on ? 1 : 0, std::memory_order_release); }
+
 void Controller::watch_own_threads(bool on) { impl_->watch_self = on; }
 
 int Controller::advance_to(TimePoint t) { return impl_->advance(t, false); }
@@ -1303,6 +1335,17 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
     if (a.deadline != b.deadline) return a.deadline < b.deadline;
     return a.process != b.process ? a.process < b.process : a.seq < b.seq;
   });
+  // The serial gate: the tree goes to the process this step is for (the lowest pid of a
+  // timeout policy's group); the others' threads due with it (a Go runtime's housekeeping) are
+  // held until it is idle.
+  if (!due.empty()) {
+    bool program = std::any_of(due.begin(), due.end(), [](const Due& d) { return !d.housekeeping; });
+    pid_t first = 0;
+    for (const Due& d : due) {
+      if ((!program || !d.housekeeping) && (first == 0 || d.pid < first)) first = d.pid;
+    }
+    m.give_tree(first);
+  }
   int woken = 0;
   VTIME_LOGF("controller", LogLevel::kDebug, "advance to %lld: %zu due", static_cast<long long>(t.ns()), due.size());
   // One group per deadline, in deadline order. A group is first marked Woken entirely, then
@@ -1369,6 +1412,7 @@ void Controller::reclaim_dead() { impl_->reclaim_dead(); }
 ControllerStats Controller::stats() const {
   ControllerStats s = impl_->stats;
   s.kernel_count = impl_->watch != nullptr;
+  s.handovers = impl_->seg.header.serial_handovers.load(std::memory_order_relaxed);
   return s;
 }
 

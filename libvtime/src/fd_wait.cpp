@@ -3,6 +3,7 @@
 
 #include "futex.h"
 #include "libc.h"
+#include "serial_gate.h"
 
 #include <pthread.h>
 #include <sys/syscall.h>
@@ -92,6 +93,7 @@ int poll_until(ProcessContext& c, pollfd* fds, nfds_t nfds, TimePoint deadline, 
     --r;
   }
   for (nfds_t i = 0; i < nfds; ++i) fds[i].revents = all[i].revents;
+  if (r > 0) serial_hold(c);
   return r;
 }
 

@@ -22,7 +22,7 @@
 namespace vtime::abi {
 
 inline constexpr uint64_t kMagic = 0x31454d4954565f56ULL;  // "V_VTIME1", little-endian
-inline constexpr uint32_t kVersion = 9;  // 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
+inline constexpr uint32_t kVersion = 10;  // 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
 inline constexpr uint32_t kWaiterSlots = 4096;
 inline constexpr uint32_t kProcessSlots = 512;
 inline constexpr uint32_t kThreadStatSlots = 4096;
@@ -100,6 +100,8 @@ struct alignas(64) TraceRequest {
   std::atomic<uint32_t> reserved;
 };
 inline constexpr uint32_t kTraceRequests = 16;
+// Processes that may have threads held by the serial gate at once (Header::serial_held).
+inline constexpr uint32_t kSerialHeld = 64;
 
 // Tagged fd waits (libvtime/src/fd_wait.h): the real ppoll/epoll_pwait of an intercepted wait,
 // with no signal mask, carries kTaggedWaitMark | the wait slot's seq in the (then ignored)
@@ -127,6 +129,9 @@ struct alignas(64) ProcessSlot {
   // them.
   std::atomic<uint64_t> lineage;
   std::atomic<uint32_t> forks;      // children the process has forked or spawned so far
+  // Threads of the process the serial gate holds (Header::serial; the shim's, in
+  // libvtime/src/serial_gate.cpp; the tracer's are listed in Header::serial_held).
+  std::atomic<uint32_t> held;
 };
 
 // The lineage of the `rank`-th child (1-based) of a process of lineage `parent` (splitmix64).
@@ -224,6 +229,21 @@ struct alignas(64) Header {
   std::atomic<int32_t> tracer_pid;
   std::atomic<uint32_t> traced;
   TraceRequest trace_requests[kTraceRequests];
+  // One runnable process at a time (docs/design.md "Serialised processes"). With `serial` set,
+  // a thread whose wait ends while its process is not `serial_active` does not return to its
+  // program: it is held asleep on `serial_word` (a futex in the header's first page, which
+  // every traced process maps). The tracer holds traced threads and lists their pids in
+  // `serial_held` (sorted, 0-terminated; only the tracer writes it, only while the thread is
+  // stopped for it, so an idle look reads a settled list); a thread under the shim holds
+  // itself and counts itself in its ProcessSlot::held. At an idle point the controller hands
+  // the tree to the held process with the lowest pid (serial_active, then a bump and wake of
+  // serial_word); an advance hands it to the process whose deadline it reaches; with nothing
+  // held, no process is active (-1) and every wake-up is held until the next idle point.
+  std::atomic<uint32_t> serial;
+  std::atomic<int32_t> serial_active;
+  std::atomic<uint32_t> serial_word;
+  std::atomic<uint32_t> serial_handovers;  // statistics: how many hand-overs so far
+  std::atomic<int32_t> serial_held[kSerialHeld];
 };
 
 struct Segment {
@@ -249,6 +269,7 @@ static_assert(offsetof(ClockState, seq) == 0 && offsetof(ClockState, now_ns) == 
               offsetof(ClockState, epoch_ns) == 32 && offsetof(ClockState, mono_origin_ns) == 40 &&
               offsetof(ClockState, realtime_shift_ns) == 48 && offsetof(ClockState, tsc_base) == 64 &&
               offsetof(ClockState, tsc_mult) == 72, "clock_blob.S reads these offsets");
+static_assert(offsetof(Header, serial_word) + 4 <= 4096, "held threads wait on serial_word in the mapped first page");
 static_assert(offsetof(Header, magic) == 0 && offsetof(Header, version) == 8 && offsetof(Header, total_size) == 16,
               "the fields checked on attach never move");
 

@@ -48,6 +48,7 @@ struct ControllerStats {
   uint64_t advances = 0;
   uint64_t wakeups = 0;
   uint64_t idle_decisions = 0;
+  uint64_t handovers = 0;  // the serial gate gave the tree to a held process (set_serial)
   uint64_t scans = 0;
   // Idle decisions use the kernel's count (vtime/tree_watch.h), not /proc. False from the start
   // without a watch, and from the moment the controller gave it up (logged).
@@ -100,6 +101,13 @@ class Controller {
   // Also count the other threads of this process (e.g. ZeroMQ's I/O threads carrying messages
   // to and from the tree) in idle decisions, so a message in flight is never missed.
   void watch_own_threads(bool on);
+  // One runnable process at a time (docs/design.md "Serialised processes"): a traced process
+  // whose wait ends while another has the tree is held until an idle point, where wait_idle
+  // hands the tree to the held process with the lowest pid (and looks for idleness again);
+  // advances hand it to the process they wake. Processes at one virtual instant then read what
+  // the others sent in an order no real-time race decides. Covers traced processes (static
+  // and Go programs); processes under the shim are not held. Off by default.
+  void set_serial(bool on);
   // Every thread of the tree with what it waits on, for the deadlock report.
   std::vector<ThreadReport> describe();
   // Pids of every live process of the tree (registered or found as descendants).

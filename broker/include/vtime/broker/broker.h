@@ -111,6 +111,7 @@ struct Summary {
   uint64_t ticks = 0;
   uint64_t timer_call_me_laters = 0;
   uint64_t advances = 0;
+  uint64_t handovers = 0;  // hand-overs of the serial gate (vtime_serialize), 0 when off
   TimePoint end_time;
 };
 

@@ -1,0 +1,115 @@
+// The serial gate: one runnable process at a time (abi::Header::serial; docs/design.md
+// "Serialised processes").
+//
+// Processes of a tree run concurrently at one virtual instant: what one of them finds when it
+// looks at its sockets depends on how far the others got in real time (kube-scheduler reading
+// the answer to its own request before or after a watch event the API server sent meanwhile).
+// With the gate, a traced thread whose timed wait ends while another process has the tree does
+// not return to its program: at the call's exit (every timed wait is followed to its exit while
+// the gate is on) the tracer keeps the result and makes the thread run a futex wait on
+// serial_word instead, in the header page its process maps. Asleep there, it counts as idle;
+// at the next idle point the controller hands the tree to the held process with the lowest pid
+// and wakes the word; the tracer then gives the thread its call's result back. So every process
+// reads what the others sent only once they have all stopped, in an order no race decides.
+#include "tracer.h"
+
+#include "inferior.h"
+
+#include "../libvtime/src/waits.h"
+
+#include <vtime/log.h>
+
+#include <linux/futex.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+
+namespace vtime::tracer {
+
+bool Tracer::may_run(pid_t pid) const {
+  auto& h = seg_.header;
+  if (h.serial.load(std::memory_order_acquire) == 0) return true;
+  if (h.serial_active.load(std::memory_order_acquire) == pid) return true;
+  auto it = processes_.find(pid);
+  return it == processes_.end() || it->second.header_page == 0;  // nowhere to hold it
+}
+
+void Tracer::leave_wait(pid_t tid, Thread& t, const user_regs_struct& r) {
+  if (may_run(t.pid)) {
+    resume(tid);
+    return;
+  }
+  VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: holding (call %lld returned %lld)", static_cast<int>(tid),
+             static_cast<long long>(r.orig_rax), static_cast<long long>(r.rax));
+  t.held = true;
+  t.held_regs = r;
+  publish_held();
+  put_to_sleep(tid, t);
+}
+
+// The syscall instruction the call returned from runs a futex wait on serial_word: at the exit
+// of a system call the thread's rip is just past its 2-byte `syscall`.
+void Tracer::put_to_sleep(pid_t tid, Thread& t) {
+  user_regs_struct r = t.held_regs;
+  r.rip -= 2;
+  r.rax = SYS_futex;
+  r.orig_rax = static_cast<unsigned long long>(-1);
+  r.rdi = processes_[t.pid].header_page + offsetof(abi::Header, serial_word);
+  r.rsi = FUTEX_WAIT;  // shared: the controller wakes it through its own mapping
+  r.rdx = seg_.header.serial_word.load(std::memory_order_acquire);
+  r.r10 = 0;
+  r.r8 = 0;
+  r.r9 = 0;
+  if (!set_regs(tid, r)) return;  // died meanwhile
+  detail::notify_activity(seg_);
+  ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);
+}
+
+void Tracer::on_held_stop(pid_t tid, Thread& t, bool exit) {
+  // Only the exit of the injected wait decides. A signal handler that runs meanwhile (the
+  // kernel saved the futex's registers in its frame, so it sleeps again after rt_sigreturn)
+  // makes calls of its own: they run as they are.
+  user_regs_struct r{};
+  uint64_t word = processes_[t.pid].header_page + offsetof(abi::Header, serial_word);
+  if (!exit || !get_regs(tid, r) || r.orig_rax != SYS_futex || r.rdi != word) {
+    ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);
+    return;
+  }
+  VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: held, woken (rax %lld, pid %d, word at %llx)", static_cast<int>(tid),
+             static_cast<long long>(r.rax), static_cast<int>(t.pid), static_cast<unsigned long long>(word));
+  long rax = static_cast<long>(r.rax);
+  if (rax < 0 && rax != -EAGAIN && rax != -EINTR && !interrupted_result(rax)) {
+    // The word cannot be waited on there (never seen; it would spin): this process is not held.
+    VTIME_LOGF("tracer", LogLevel::kWarn, "pid %d: the serial gate cannot hold it (futex error %ld)", static_cast<int>(t.pid), -rax);
+    processes_[t.pid].header_page = 0;
+  } else if (!may_run(t.pid)) {
+    put_to_sleep(tid, t);  // woken for another process's turn, or by a signal
+    return;
+  }
+  VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: released", static_cast<int>(tid));
+  t.held = false;
+  publish_held();
+  if (!set_regs(tid, t.held_regs)) return;
+  detail::notify_activity(seg_);
+  resume(tid);
+}
+
+// Only the tracer writes the list, only while a thread is stopped for it: an idle look of the
+// controller (no thread stopped) reads a settled one.
+void Tracer::publish_held() {
+  std::vector<pid_t> pids;
+  for (auto& [tid, t] : threads_) {
+    if (t.held) pids.push_back(t.pid);
+  }
+  std::sort(pids.begin(), pids.end());
+  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+  auto& h = seg_.header;
+  for (uint32_t i = 0; i < abi::kSerialHeld; ++i) {
+    h.serial_held[i].store(i < pids.size() ? pids[i] : 0, std::memory_order_release);
+  }
+}
+
+}  // namespace vtime::tracer
