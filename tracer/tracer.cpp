@@ -2,6 +2,7 @@
 #include "tracer.h"
 
 #include "clock_set.h"
+#include "determinism.h"
 
 #include "inferior.h"
 #include "vdso_patch.h"
@@ -16,6 +17,7 @@
 #include <vtime/log.h>
 
 #include <sched.h>
+#include <x86intrin.h>
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -218,6 +220,7 @@ void Tracer::on_stop(pid_t tid, int status) {
             p.go = parent.go;
             p.clock_code = parent.clock_code;
             p.header_page = parent.header_page;
+            p.tsc_reads = parent.tsc_reads;
           }
         }
       }
@@ -236,6 +239,10 @@ void Tracer::on_stop(pid_t tid, int status) {
     case 0:
       if (sig == (SIGTRAP | 0x80)) {
         on_syscall_stop(tid);  // entry or exit of a call followed to its end (exit_tracked)
+        return;
+      }
+      if (sig == SIGSEGV && on_tsc_fault(tid)) {
+        resume(tid);  // a time-stamp counter read, answered: no signal
         return;
       }
       VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: signal %d", static_cast<int>(tid), sig);
@@ -431,6 +438,20 @@ void Tracer::on_syscall_stop(pid_t tid) {
   leave_wait(tid, t, r);
 }
 
+bool Tracer::on_tsc_fault(pid_t tid) {
+  Thread& t = thread(tid);
+  user_regs_struct r{};
+  unsigned len = tsc_insn(t.pid, tid, r);
+  if (len == 0) return false;  // a real SIGSEGV
+  Process& p = processes_[t.pid];
+  // The injected clock code reads the counter while the clock runs (the real elapsed time);
+  // the program's own reads get the virtual clock in ns, plus one per read so that they increase.
+  bool clock_code = p.clock_code != 0 && r.rip >= p.clock_code && r.rip < p.clock_code + 4096;
+  VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: counter read at %llx", static_cast<int>(tid), static_cast<unsigned long long>(r.rip));
+  uint64_t value = clock_code ? __rdtsc() : static_cast<uint64_t>(Session::read_clock(seg_.header.clock).ns()) + ++p.tsc_reads;
+  return complete_tsc(tid, r, len, value);
+}
+
 void Tracer::note_signal_in_sleep(pid_t tid) {
   Thread& t = thread(tid);
   if (!t.in_wait || t.call.rem_addr == 0) return;
@@ -518,9 +539,23 @@ void Tracer::on_exec(pid_t tid) {
   processes_[tid].go = detail::exec_kind(exe) == detail::ExecKind::kGo;
   int held = 0;
   std::string why;
-  if (!patch_vdso(tid, tid, segment_path_, &held, &processes_[tid].clock_code, &processes_[tid].header_page, why)) {
+  PatchedImage img;
+  Process& p = processes_[tid];
+  if (!patch_vdso(tid, tid, segment_path_, &held, &img, why)) {
     fprintf(stderr, "vtime: pid %d (%s) reads the real clock: %s\n", static_cast<int>(tid), comm_of(tid).c_str(),
             why.c_str());
+  } else {
+    p.clock_code = img.code_page;
+    p.header_page = img.header_page;
+    if (p.go) {
+      // Go's random seeds (determinism.h). Not under --cpu-model real, whose running clock the
+      // injected code reads from the counter at every read: a trap each would cost too much, and
+      // such a run is not deterministic anyway.
+      char path[4096];
+      ssize_t n = readlink(exe, path, sizeof path - 1);
+      seed_random(tid, std::string(path, n > 0 ? static_cast<size_t>(n) : 0));
+      if (seg_.header.cpu_model.load(std::memory_order_acquire) != abi::kCpuReal) trap_tsc(tid, img.syscall_insn, &held);
+    }
   }
   resume(tid, held);
 }

@@ -61,6 +61,7 @@ class Tracer {
     // The process has executed an image since the tracer met it: what its parent's fork event
     // would copy (it may be reported after the child's exec) belongs to another image.
     bool executed = false;
+    uint64_t tsc_reads = 0;  // time-stamp counter reads answered (determinism.h)
   };
 
   void serve_requests();
@@ -70,6 +71,8 @@ class Tracer {
   void on_interrupted(pid_t tid);
   // A signal stopped `tid` inside a rewritten relative sleep: fills in the sleep's `rem`.
   void note_signal_in_sleep(pid_t tid);
+  // A SIGSEGV: if the thread read the time-stamp counter (trapped, determinism.h), answers it.
+  bool on_tsc_fault(pid_t tid);
   void on_syscall_stop(pid_t tid);
   void interrupt_due();
   void forget(pid_t tid);

@@ -39,6 +39,8 @@ static_assert(offsetof(abi::Header, cpu_model) == VTIME_HDR_CPU_MODEL &&
 static_assert(abi::kCpuCalls == VTIME_CPU_CALLS && detail::kCpuBurstCalls == VTIME_CPU_BURST,
               "clock_blob_layout.h is out of date");
 
+}  // namespace
+
 uint64_t auxv_value(pid_t pid, uint64_t type) {
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/auxv", static_cast<int>(pid));
@@ -55,6 +57,8 @@ uint64_t auxv_value(pid_t pid, uint64_t type) {
   close(fd);
   return value;
 }
+
+namespace {
 
 struct VdsoSymbols {
   uint64_t clock_gettime = 0, gettimeofday = 0, time = 0;  // offsets in the image
@@ -110,8 +114,7 @@ std::vector<unsigned char> jump_to(uint64_t target) {
 
 }  // namespace
 
-bool patch_vdso(pid_t pid, pid_t tid, const std::string& segment_path, int* held, uint64_t* code_page, uint64_t* header_page,
-                std::string& why) {
+bool patch_vdso(pid_t pid, pid_t tid, const std::string& segment_path, int* held, PatchedImage* out, std::string& why) {
   uint64_t base = auxv_value(pid, AT_SYSINFO_EHDR);
   if (base == 0) {
     why = "the process has no vDSO";
@@ -167,8 +170,9 @@ bool patch_vdso(pid_t pid, pid_t tid, const std::string& segment_path, int* held
                           static_cast<uint64_t>(*state)};
   static_assert(VTIME_BLOB_CLOCK_PTR == 0 && VTIME_BLOB_HEADER_PTR == 8 && VTIME_BLOB_STATE_PTR == 16);
   memcpy(blob.data(), pointers, sizeof pointers);
-  *code_page = static_cast<uint64_t>(*code);
-  *header_page = static_cast<uint64_t>(*page);
+  out->code_page = static_cast<uint64_t>(*code);
+  out->header_page = static_cast<uint64_t>(*page);
+  out->syscall_insn = insn;
   if (blob_size > 4096 || !write_mem(pid, static_cast<uint64_t>(*code), blob.data(), blob.size())) {
     why = "cannot write the clock code";
     return false;

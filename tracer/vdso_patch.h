@@ -16,12 +16,19 @@
 
 namespace vtime::tracer {
 
+// Where patch_vdso put things in the process.
+struct PatchedImage {
+  uint64_t code_page = 0;     // the clock code (its sleeps, which pay the CPU-time model's debt, are the program's)
+  uint64_t header_page = 0;   // the segment's first page, read-only: the clock, the serial gate's word
+  uint64_t syscall_insn = 0;  // a `syscall` instruction (in the vDSO) for calls made on the process's behalf
+};
+
 // Patches the vDSO of process `pid`, stopped at its exec stop in thread `tid`. `segment_path` is
-// the session's attach spec. *code_page is where the clock code went (its sleeps, which pay the
-// CPU-time model's debt, are the program's), *header_page where the segment's first page is mapped
-// (read-only: the clock, and the word threads held by the serial gate sleep on). On failure, `why` says what went wrong (the process
-// then reads the real clock: the caller reports it). A signal arriving meanwhile is held in *held.
-bool patch_vdso(pid_t pid, pid_t tid, const std::string& segment_path, int* held, uint64_t* code_page, uint64_t* header_page,
-                std::string& why);
+// the session's attach spec. On failure, `why` says what went wrong (the process then reads the
+// real clock: the caller reports it). A signal arriving meanwhile is held in *held.
+bool patch_vdso(pid_t pid, pid_t tid, const std::string& segment_path, int* held, PatchedImage* out, std::string& why);
+
+// The value of auxiliary vector entry `type` of process `pid`, 0 if absent.
+uint64_t auxv_value(pid_t pid, uint64_t type);
 
 }  // namespace vtime::tracer

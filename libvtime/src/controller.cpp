@@ -1307,6 +1307,8 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
                      w.pid.load(std::memory_order_relaxed), housekeeping(w)});
     }
   }
+  const bool serial = h.serial.load(std::memory_order_acquire) != 0;
+  pid_t step_pid = 0;  // one_process: the process this step is for
   if (one_process && !due.empty()) {
     // Only the earliest deadline, and of the processes due then, the one with the lowest pid:
     // the caller lets the tree settle before the next step, so processes due at one instant run
@@ -1322,8 +1324,17 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
     for (const Due& d : due) {
       if (d.deadline == first && (!program || !d.housekeeping) && (pid == 0 || d.pid < pid)) pid = d.pid;
     }
+    step_pid = pid;
+    // The serial gate: a runtime's housekeeping (Go's sysmon) woken with its own process's
+    // timers would run beside them, and what it does first (take in ready descriptors, hand a
+    // processor over) would depend on real time. So that process's housekeeping goes in a step
+    // of its own, before its timers; other processes' is held by the gate until the tree is idle.
+    bool alone = serial && program && std::any_of(due.begin(), due.end(), [&](const Due& d) {
+      return d.housekeeping && d.pid == pid;
+    });
     std::erase_if(due, [&](const Due& d) {
       if (program && d.housekeeping) return false;
+      if (alone) return true;
       return d.deadline != first || d.pid != pid;
     });
   }
@@ -1340,9 +1351,9 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
   // held until it is idle.
   if (!due.empty()) {
     bool program = std::any_of(due.begin(), due.end(), [](const Due& d) { return !d.housekeeping; });
-    pid_t first = 0;
+    pid_t first = step_pid;
     for (const Due& d : due) {
-      if ((!program || !d.housekeeping) && (first == 0 || d.pid < first)) first = d.pid;
+      if (step_pid == 0 && (!program || !d.housekeeping) && (first == 0 || d.pid < first)) first = d.pid;
     }
     m.give_tree(first);
   }

@@ -235,6 +235,17 @@ TEST(SchedulerConfig, DefaultNamesTheApiAndTurnsLeaderElectionOff) {
   EXPECT_NE(c.find("clientConnection:\n  kubeconfig: /run/kubeconfig\n"), std::string::npos);
   EXPECT_NE(c.find("leaderElection:\n  leaderElect: false\n"), std::string::npos);
   EXPECT_NE(c.find("healthzBindAddress: 127.0.0.1:3000\nmetricsBindAddress: 127.0.0.1:3000\n"), std::string::npos);
+  EXPECT_NE(c.find("enableContentionProfiling: false\n"), std::string::npos);
+}
+
+TEST(SchedulerConfig, ContentionProfilingIsOffUnlessTheUserTurnsItOn) {
+  std::string user =
+      "apiVersion: kubescheduler.config.k8s.io/v1beta1\n"
+      "kind: KubeSchedulerConfiguration\n"
+      "enableContentionProfiling: true\n";
+  std::string c = Cluster::scheduler_config(user, "/run/kubeconfig", "127.0.0.1:3000", "my.yaml");
+  EXPECT_NE(c.find("enableContentionProfiling: true\n"), std::string::npos);
+  EXPECT_EQ(c.find("enableContentionProfiling: false"), std::string::npos);
 }
 
 TEST(SchedulerConfig, UserProfilesAreKept) {

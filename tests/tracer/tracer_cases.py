@@ -50,7 +50,10 @@ and static_timers (statically linked C programs).
                         read; without the gate it reads "1" while the parent computes), and the
                         held children then run in pid order, twice the same;
   serial_gate_go        the same with static Go children (their poller's epoll_pwait);
-  serial_gate_dynamic   the same program dynamically linked: the shim holds its children.
+  serial_gate_dynamic   the same program dynamically linked: the shim holds its children;
+  go_random             Go's map iteration order and select among ready channels (seeded from
+                        AT_RANDOM and the time-stamp counter, also on a new thread): two native
+                        runs differ, two runs under vtime print the same.
 """
 import argparse
 import os
@@ -66,7 +69,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 UNPRIVILEGED = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 CASES = ["go_static", "go_cgo", "go_unprivileged", "go_via_shell", "go_spawns", "go_spin", "static_c", "static_signal", "static_timers", "go_raw_timers",
          "real_timeout", "etcd", "kill_vtime", "settime_static", "settime_dynamic", "settime_go", "go_spin_real",
-         "serial_gate", "serial_gate_go", "serial_gate_dynamic"]
+         "serial_gate", "serial_gate_go", "serial_gate_dynamic", "go_random"]
 USERNS_ROOT = ["unshare", "--user", "--map-root-user"]
 SKIP = 77  # ctest's SKIP_RETURN_CODE
 
@@ -261,6 +264,19 @@ def main():
         # Without the gate the second child usually runs while its parent computes (not checked:
         # a loaded machine may delay it past the computation).
         run(args, prog)
+    elif c == "go_random":
+        native = [subprocess.run([b("random")], capture_output=True, text=True, timeout=60).stdout for _ in range(2)]
+        print("natively:\n" + "".join(native))
+        if native[0] == native[1]:
+            fail("two native runs printed the same: the program shows no randomness")
+        outs = []
+        for _ in range(2):
+            r = run(args, [b("random")])
+            if r.returncode != 0 or not r.stdout.startswith("map:"):
+                fail("exit %d" % r.returncode)
+            outs.append(r.stdout)
+        if outs[0] != outs[1]:
+            fail("two runs under vtime differ")
     elif c == "go_raw_timers":
         twice(args, [b("raw_timers")], "timerfd: 1 expiration(s) at 0.500000\ntimerfd: 1 expiration(s) at 0.750000\n"
               "timerfd: 1 expiration(s) at 1.000000\nSIGALRM at 1.300000\n")

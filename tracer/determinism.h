@@ -1,0 +1,38 @@
+// What makes a Go program's runs differ beyond time (docs/tracer.md "Go's randomness"), made
+// deterministic for traced Go programs at their exec stop.
+//
+// Go's runtime seeds its hash functions (map iteration order) and its fast random numbers
+// (`select` among ready channels, map iteration's starting point, the scheduler's choices) from
+// the 16 random bytes the kernel puts in the auxiliary vector (AT_RANDOM), and gives every thread
+// (M) its own generator seeded with the CPU's time-stamp counter (`cputicks`, an RDTSC/RDTSCP
+// instruction). So the same program fed the same input in the same virtual time iterated its maps
+// and chose among ready channels differently on every run. The tracer writes bytes derived from
+// the executable's path over AT_RANDOM, and makes the counter trap (prctl PR_SET_TSC,
+// PR_TSC_SIGSEGV: the instruction raises SIGSEGV, which the tracer sees first) and answers it with
+// a value of the virtual clock, so that both seeds are the same in every run.
+#pragma once
+
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include <cstdint>
+#include <string>
+
+namespace vtime::tracer {
+
+// Overwrites AT_RANDOM of process `pid` (stopped at its exec stop) with bytes derived from `exe`.
+bool seed_random(pid_t pid, const std::string& exe);
+
+// Makes RDTSC and RDTSCP fault in thread `tid` (and every thread and process it creates),
+// through the `syscall` instruction at `insn`. A signal arriving meanwhile is held in *held.
+bool trap_tsc(pid_t tid, uint64_t insn, int* held);
+
+// At a SIGSEGV stop: the length of the RDTSC (2) or RDTSCP (3) instruction thread `tid` faulted
+// on, with its registers in `r`; 0 if it faulted on something else (a real SIGSEGV).
+unsigned tsc_insn(pid_t pid, pid_t tid, user_regs_struct& r);
+
+// Completes that instruction with `value` (RDTSCP's processor id is 0); the caller resumes the
+// thread without the signal.
+bool complete_tsc(pid_t tid, user_regs_struct& r, unsigned len, uint64_t value);
+
+}  // namespace vtime::tracer
