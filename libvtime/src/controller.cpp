@@ -1327,13 +1327,17 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
     step_pid = pid;
     // The serial gate: a runtime's housekeeping (Go's sysmon) woken with its own process's
     // timers would run beside them, and what it does first (take in ready descriptors, hand a
-    // processor over) would depend on real time. So that process's housekeeping goes in a step
-    // of its own, before its timers; other processes' is held by the gate until the tree is idle.
-    bool alone = serial && program && std::any_of(due.begin(), due.end(), [&](const Due& d) {
+    // processor over) would depend on real time. Other processes' housekeeping goes with the
+    // step and is held by the gate until the tree is idle. This process's stays pending while
+    // another process has timers due (the step for that one wakes it, and the gate holds it),
+    // or else goes in a step of its own, before the timers.
+    bool own_housekeeping = serial && program && std::any_of(due.begin(), due.end(), [&](const Due& d) {
       return d.housekeeping && d.pid == pid;
     });
+    bool later_step = std::any_of(due.begin(), due.end(), [&](const Due& d) { return !d.housekeeping && d.pid != pid; });
+    bool alone = own_housekeeping && !later_step;
     std::erase_if(due, [&](const Due& d) {
-      if (program && d.housekeeping) return false;
+      if (program && d.housekeeping) return own_housekeeping && later_step && d.pid == pid;
       if (alone) return true;
       return d.deadline != first || d.pid != pid;
     });
