@@ -124,6 +124,20 @@ int run_exec(const ExecOptions& opts) {
       for (int i = 0; i < 5000 && !exited(); ++i) usleep(1000);
       if (exited()) break;
     }
+    if (!next && !reported) {
+      // A decision made while a traced process was exiting can see the tree blocked for a
+      // moment: the kernel reports the exit to the tracer first, and the parent (or vtime, for
+      // the root) hears of it only once the tracer has reaped it (tracer.static_signal and
+      // tracer.serial_gate each reported a root in wait4, or a zombie root, once in CI). A real
+      // deadlock stays one: look again after 50 ms of real time, unless nothing moved.
+      uint64_t before = session->header().activity.load();
+      std::vector<pid_t> pids = ctl.tree_pids();
+      for (int i = 0; i < 50 && !exited() && !ctl.root_exited() && session->header().activity.load() == before; ++i) {
+        usleep(1000);
+      }
+      if (exited()) break;
+      if (ctl.root_exited() || session->header().activity.load() != before || ctl.tree_pids() != pids) continue;
+    }
     if (!next) {
       uint64_t activity = session->header().activity.load();
       if (reported && activity == reported_activity) {
