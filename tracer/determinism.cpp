@@ -4,30 +4,21 @@
 #include "inferior.h"
 #include "vdso_patch.h"
 
+#include <vtime/abi.h>
+
 #include <elf.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
 namespace vtime::tracer {
 
-namespace {
-
-// splitmix64: a seed from the path, then as many words as needed.
-uint64_t mix(uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-}  // namespace
-
 bool seed_random(pid_t pid, const std::string& exe) {
   uint64_t addr = auxv_value(pid, AT_RANDOM);
   if (addr == 0) return false;
-  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a of the path
-  for (unsigned char ch : exe) h = (h ^ ch) * 0x100000001b3ULL;
-  uint64_t bytes[2] = {mix(h), mix(h + 1)};
+  uint64_t h = abi::kDigestBasis;  // FNV-1a of the path, as the clock-read digests
+  for (unsigned char ch : exe) h = (h ^ ch) * abi::kDigestPrime;
+  // Two splitmix64 outputs seeded with it.
+  uint64_t bytes[2] = {abi::splitmix64_mix(h + abi::kSplitmix64Gamma), abi::splitmix64_mix(h + 1 + abi::kSplitmix64Gamma)};
   return write_mem(pid, addr, bytes, sizeof bytes);
 }
 

@@ -50,6 +50,10 @@ void Tracer::leave_wait(pid_t tid, Thread& t, const user_regs_struct& r) {
   put_to_sleep(tid, t);
 }
 
+uint64_t Tracer::serial_word_in(pid_t pid) {
+  return processes_[pid].header_page + offsetof(abi::Header, serial_word);
+}
+
 // The syscall instruction the call returned from runs a futex wait on serial_word: at the exit
 // of a system call the thread's rip is just past its 2-byte `syscall`.
 void Tracer::put_to_sleep(pid_t tid, Thread& t) {
@@ -57,7 +61,7 @@ void Tracer::put_to_sleep(pid_t tid, Thread& t) {
   r.rip -= 2;
   r.rax = SYS_futex;
   r.orig_rax = static_cast<unsigned long long>(-1);
-  r.rdi = processes_[t.pid].header_page + offsetof(abi::Header, serial_word);
+  r.rdi = serial_word_in(t.pid);
   r.rsi = FUTEX_WAIT;  // shared: the controller wakes it through its own mapping
   r.rdx = seg_.header.serial_word.load(std::memory_order_acquire);
   r.r10 = 0;
@@ -73,7 +77,7 @@ void Tracer::on_held_stop(pid_t tid, Thread& t, bool exit) {
   // kernel saved the futex's registers in its frame, so it sleeps again after rt_sigreturn)
   // makes calls of its own: they run as they are.
   user_regs_struct r{};
-  uint64_t word = processes_[t.pid].header_page + offsetof(abi::Header, serial_word);
+  uint64_t word = serial_word_in(t.pid);
   if (!exit || !get_regs(tid, r) || r.orig_rax != SYS_futex || r.rdi != word) {
     ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);
     return;

@@ -17,12 +17,12 @@
 #include <vtime/log.h>
 
 #include <sched.h>
-#include <x86intrin.h>
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -531,16 +531,15 @@ void Tracer::on_exec(pid_t tid) {
   Thread& t = thread(tid);
   t.pid = tid;
   t.in_wait = false;
-  processes_[tid] = Process{};
-  processes_[tid].executed = true;
+  Process& p = processes_[tid] = Process{};
+  p.executed = true;
   timers_.on_exec(tid);
   char exe[64];
   snprintf(exe, sizeof exe, "/proc/%d/exe", static_cast<int>(tid));
-  processes_[tid].go = detail::exec_kind(exe) == detail::ExecKind::kGo;
+  p.go = detail::exec_kind(exe) == detail::ExecKind::kGo;
   int held = 0;
   std::string why;
   PatchedImage img;
-  Process& p = processes_[tid];
   if (!patch_vdso(tid, tid, segment_path_, &held, &img, why)) {
     fprintf(stderr, "vtime: pid %d (%s) reads the real clock: %s\n", static_cast<int>(tid), comm_of(tid).c_str(),
             why.c_str());

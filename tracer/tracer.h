@@ -84,6 +84,8 @@ class Tracer {
   void on_held_stop(pid_t tid, Thread& t, bool exit);
   bool may_run(pid_t pid) const;
   void put_to_sleep(pid_t tid, Thread& t);
+  // Where process `pid` sees Header::serial_word (in its mapping of the header page).
+  uint64_t serial_word_in(pid_t pid);
   void publish_held();
   // vtime is gone: kills every process of the tree (see tracer.cpp).
   void end_orphaned_tree();

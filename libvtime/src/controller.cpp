@@ -1334,10 +1334,12 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
     bool own_housekeeping = serial && program && std::any_of(due.begin(), due.end(), [&](const Due& d) {
       return d.housekeeping && d.pid == pid;
     });
-    bool later_step = std::any_of(due.begin(), due.end(), [&](const Due& d) { return !d.housekeeping && d.pid != pid; });
+    bool later_step = own_housekeeping && std::any_of(due.begin(), due.end(), [&](const Due& d) {
+      return !d.housekeeping && d.pid != pid;
+    });
     bool alone = own_housekeeping && !later_step;
     std::erase_if(due, [&](const Due& d) {
-      if (program && d.housekeeping) return own_housekeeping && later_step && d.pid == pid;
+      if (program && d.housekeeping) return later_step && d.pid == pid;
       if (alone) return true;
       return d.deadline != first || d.pid != pid;
     });
@@ -1353,11 +1355,13 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
   // The serial gate: the tree goes to the process this step is for (the lowest pid of a
   // timeout policy's group); the others' threads due with it (a Go runtime's housekeeping) are
   // held until it is idle.
-  if (!due.empty()) {
-    bool program = std::any_of(due.begin(), due.end(), [](const Due& d) { return !d.housekeeping; });
+  if (serial && !due.empty()) {
     pid_t first = step_pid;
-    for (const Due& d : due) {
-      if (step_pid == 0 && (!program || !d.housekeeping) && (first == 0 || d.pid < first)) first = d.pid;
+    if (first == 0) {
+      bool program = std::any_of(due.begin(), due.end(), [](const Due& d) { return !d.housekeeping; });
+      for (const Due& d : due) {
+        if ((!program || !d.housekeeping) && (first == 0 || d.pid < first)) first = d.pid;
+      }
     }
     m.give_tree(first);
   }

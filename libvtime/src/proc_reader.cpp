@@ -43,6 +43,7 @@ long long stat_field(const char* buf, int field) {
   return strtoll(p, nullptr, 10);
 }
 
+// Opens /proc/PID/task/TID/NAME into fd unless it is open already; true when it is open.
 bool open_task_file(pid_t pid, pid_t tid, const char* name, int& fd) {
   if (fd >= 0) return true;
   char path[96];
@@ -227,7 +228,6 @@ bool ProcReader::thread_ids(pid_t pid, uint64_t forks, long threads, std::vector
   return true;
 }
 
-// Opens /proc/PID/task/TID/NAME into fd unless it is open already; true when it is open.
 bool ProcReader::open_thread(pid_t pid, pid_t tid, ThreadFds& f) {
   // Only the missing ones: proofs open some of them alone (syscall_line, thread_state).
   open_task_file(pid, tid, "stat", f.stat);

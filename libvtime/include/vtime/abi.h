@@ -134,12 +134,17 @@ struct alignas(64) ProcessSlot {
   std::atomic<uint32_t> held;
 };
 
-// The lineage of the `rank`-th child (1-based) of a process of lineage `parent` (splitmix64).
-inline constexpr uint64_t child_lineage(uint64_t parent, uint32_t rank) {
-  uint64_t z = parent ^ (0x9e3779b97f4a7c15ULL * (static_cast<uint64_t>(rank) + 1));
+// splitmix64's output function: spreads every bit of z over the result.
+inline constexpr uint64_t splitmix64_mix(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
+}
+inline constexpr uint64_t kSplitmix64Gamma = 0x9e3779b97f4a7c15ULL;
+
+// The lineage of the `rank`-th child (1-based) of a process of lineage `parent` (splitmix64).
+inline constexpr uint64_t child_lineage(uint64_t parent, uint32_t rank) {
+  return splitmix64_mix(parent ^ (kSplitmix64Gamma * (static_cast<uint64_t>(rank) + 1)));
 }
 
 inline constexpr uint32_t sleep_bit(uint32_t slot) { return 1u << (slot % 32); }
