@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -53,8 +54,8 @@ uint64_t read_start_time(pid_t pid) {
   return read_proc_stat(pid, nullptr, &start) ? start : 0;
 }
 
-// `lineage` 0: not known by the caller (see abi::ProcessSlot::lineage).
-uint32_t claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint64_t start_time, uint64_t lineage) {
+// `id` all 0: not known by the caller (see abi::ProcessSlot::lineage).
+uint32_t claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint64_t start_time, const ChildId& id) {
   for (uint32_t i = 0; i < abi::kProcessSlots; ++i) {
     auto& p = seg.processes[i];
     if (p.state.load(std::memory_order_acquire) == 1 && p.pid.load() == pid) {
@@ -62,7 +63,10 @@ uint32_t claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint64_t
       // a child that registered itself before its parent announced it.
       p.agent_tid.store(0);
       if (start_time != 0) p.start_time.store(start_time);
-      if (lineage != 0) p.lineage.store(lineage);
+      if (id.rank != 0) {
+        p.lineage.store(id.lineage);
+        p.rank.store(id.rank);
+      }
       return i;
     }
   }
@@ -77,8 +81,10 @@ uint32_t claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint64_t
       p.clock_reads.store(0);
       p.clock_digest.store(0);
       p.agent_tid.store(0);
-      p.lineage.store(lineage);
+      p.lineage.store(id.lineage);
+      p.rank.store(id.rank);
       p.forks.store(0);
+      p.held.store(0);
       p.state.store(1, std::memory_order_release);
       notify_activity(seg);
       return i;
@@ -121,7 +127,7 @@ void do_attach() {
     // The lineage is the announcing parent's to give (register_child): a child that attaches
     // first leaves it 0 for the parent to fill in. Children of glibc-internal clones (system(),
     // popen()) are never announced and keep 0: the recorder names them by pid.
-    uint32_t idx = claim_process_slot(*seg, pid, getppid(), read_start_time(pid), 0);
+    uint32_t idx = claim_process_slot(*seg, pid, getppid(), read_start_time(pid), ChildId{});
     free_waits_of_old_image(*seg, pid);
     auto* c = new ProcessContext{std::move(s), seg, idx, pid};
     // Registered only now: if vtime died meanwhile, its tracer's last look at the process table
@@ -163,23 +169,24 @@ ProcessContext* context_slow() {
 }
 
 namespace {
-// The lineage the calling thread's next child gets (set before the fork: the child, a copy of this
-// thread, reads it in after_fork_child).
-thread_local uint64_t t_child_lineage = 0;
+// Who the calling thread's next child is (set before the fork: the child, a copy of this thread,
+// reads it in after_fork_child).
+thread_local ChildId t_child;
 }  // namespace
 
-uint64_t next_child_lineage() {
+ChildId next_child_id() {
   ProcessContext* c = context();
-  if (!c) return 0;
+  if (!c) return {};
   auto& slot = c->seg->processes[c->proc_index];
-  t_child_lineage = abi::child_lineage(slot.lineage.load(), slot.forks.fetch_add(1) + 1);
-  return t_child_lineage;
+  uint32_t rank = slot.forks.fetch_add(1) + 1;
+  t_child = ChildId{abi::child_lineage(slot.lineage.load(), rank), static_cast<uint16_t>(std::min<uint32_t>(rank, 0xffff))};
+  return t_child;
 }
 
-void register_child(pid_t pid, uint64_t lineage) {
+void register_child(pid_t pid, const ChildId& id) {
   ProcessContext* c = context();
   if (!c || pid <= 0) return;
-  claim_process_slot(*c->seg, pid, c->pid, 0, lineage);
+  claim_process_slot(*c->seg, pid, c->pid, 0, id);
 }
 
 void after_fork_child() {
@@ -187,7 +194,7 @@ void after_fork_child() {
   if (!c) return;
   pid_t pid = getpid();
   c->pid = pid;
-  c->proc_index = claim_process_slot(*c->seg, pid, getppid(), read_start_time(pid), t_child_lineage);
+  c->proc_index = claim_process_slot(*c->seg, pid, getppid(), read_start_time(pid), t_child);
 }
 
 void notify_activity(abi::Segment& seg) {

@@ -44,12 +44,17 @@ inline ProcessContext* context() {
 }
 inline bool active() { return context() != nullptr; }
 
-// The lineage of the child this thread is about to fork or spawn (abi::ProcessSlot::lineage):
-// call right before, pass it to register_child.
-uint64_t next_child_lineage();
+// Who the child this thread is about to fork or spawn is, independently of its pid
+// (abi::ProcessSlot::lineage and rank; both 0: not known).
+struct ChildId {
+  uint64_t lineage = 0;
+  uint16_t rank = 0;
+};
+// Call right before the fork or spawn, pass it to register_child.
+ChildId next_child_id();
 // Registers `pid` (a child just forked or spawned by this process) so that the controller sees
 // it before it runs a single instruction of its own.
-void register_child(pid_t pid, uint64_t lineage);
+void register_child(pid_t pid, const ChildId& id);
 // Called in the child after fork: new process slot, fresh thread state, no agent, no timers.
 void after_fork_child();
 

@@ -24,6 +24,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -878,19 +879,70 @@ struct Controller::Impl {
   // advance_to (one_process false) and advance_step (true).
   int advance(TimePoint t, bool one_process);
 
-  // The serial gate at an idle point (see set_serial): gives the tree to the held process with
-  // the lowest pid and returns true, or, with nothing held, to no process (every wake-up until
-  // the next hand-over is held).
+  // Whose turn comes first where processes are due or held together (the serial gate, the steps
+  // of advance_step). Not the pid: pids wrap around, and children forked at one instant by
+  // different parents race for them (two vtime-k8s runs on a loaded machine scheduled
+  // differently: pids had wrapped between the start of kubectl proxy and kube-scheduler's, so
+  // the scheduler's turn came before the API server's). The root first; then processes announced
+  // by the shim's fork and spawn wrappers, by their rank among their parent's forks (start order
+  // among siblings), then lineage; processes no wrapper announced (children of traced programs,
+  // of system()) last, by pid.
+  struct Turn {
+    uint32_t rank;
+    uint64_t lineage;
+    pid_t pid;
+    auto operator<=>(const Turn&) const = default;
+  };
+  Turn turn_of(pid_t pid) const {
+    if (pid == root) return {0, 0, pid};
+    for (uint32_t i = 0; i < abi::kProcessSlots; ++i) {
+      const auto& p = seg.processes[i];
+      if (p.state.load(std::memory_order_acquire) != 1 || p.pid.load(std::memory_order_relaxed) != pid) continue;
+      uint32_t rank = p.rank.load(std::memory_order_relaxed);
+      if (rank != 0) return {rank, p.lineage.load(std::memory_order_relaxed), pid};
+      break;
+    }
+    return {UINT32_MAX, 0, pid};
+  }
+  // The pid of `pids` whose turn comes first (0 when empty); the slots are read only when there
+  // is a choice.
+  pid_t first_turn(const std::vector<pid_t>& pids) const {
+    pid_t best = 0;
+    std::optional<Turn> best_turn;
+    for (pid_t pid : pids) {
+      if (pid == best) continue;
+      if (best == 0) {
+        best = pid;
+        continue;
+      }
+      if (!best_turn) best_turn = turn_of(best);
+      Turn t = turn_of(pid);
+      if (t < *best_turn) {
+        best = pid;
+        best_turn = t;
+      }
+    }
+    return best;
+  }
+
+  // The serial gate at an idle point (see set_serial): gives the tree to the held process whose
+  // turn comes first (turn_of) and returns true, or, with nothing held, to no process (every
+  // wake-up until the next hand-over is held).
   bool hand_over() {
     auto& h = seg.header;
     if (h.serial.load(std::memory_order_acquire) == 0) return false;
-    pid_t next = h.serial_held[0].load(std::memory_order_acquire);  // the tracer's, sorted: the lowest
+    std::vector<pid_t> held;
+    for (uint32_t i = 0; i < abi::kSerialHeld; ++i) {  // the tracer's
+      pid_t pid = h.serial_held[i].load(std::memory_order_acquire);
+      if (pid == 0) break;
+      held.push_back(pid);
+    }
     for (uint32_t i = 0; i < abi::kProcessSlots; ++i) {  // the shim's
       auto& p = seg.processes[i];
       if (p.state.load(std::memory_order_acquire) != 1 || p.held.load(std::memory_order_acquire) == 0) continue;
-      pid_t pid = p.pid.load(std::memory_order_relaxed);
-      if (next == 0 || pid < next) next = pid;
+      held.push_back(p.pid.load(std::memory_order_relaxed));
     }
+    pid_t next = first_turn(held);
     give_tree(next != 0 ? next : -1);
     if (next == 0) return false;
     h.serial_handovers.fetch_add(1, std::memory_order_relaxed);
@@ -1310,7 +1362,8 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
   const bool serial = h.serial.load(std::memory_order_acquire) != 0;
   pid_t step_pid = 0;  // one_process: the process this step is for
   if (one_process && !due.empty()) {
-    // Only the earliest deadline, and of the processes due then, the one with the lowest pid:
+    // Only the earliest deadline, and of the processes due then, the one whose turn comes first
+    // (turn_of):
     // the caller lets the tree settle before the next step, so processes due at one instant run
     // one after another in an order that does not depend on real-time races (see
     // advance_step in controller.h). Housekeeping waits due by then go with this first step
@@ -1320,10 +1373,11 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
     for (const Due& d : due) {
       if (!program || !d.housekeeping) first = std::min(first, d.deadline);
     }
-    pid_t pid = 0;
+    std::vector<pid_t> candidates;
     for (const Due& d : due) {
-      if (d.deadline == first && (!program || !d.housekeeping) && (pid == 0 || d.pid < pid)) pid = d.pid;
+      if (d.deadline == first && (!program || !d.housekeeping)) candidates.push_back(d.pid);
     }
+    pid_t pid = m.first_turn(candidates);
     step_pid = pid;
     // The serial gate: a runtime's housekeeping (Go's sysmon) woken with its own process's
     // timers would run beside them, and what it does first (take in ready descriptors, hand a
@@ -1352,16 +1406,18 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
     if (a.deadline != b.deadline) return a.deadline < b.deadline;
     return a.process != b.process ? a.process < b.process : a.seq < b.seq;
   });
-  // The serial gate: the tree goes to the process this step is for (the lowest pid of a
+  // The serial gate: the tree goes to the process this step is for (the first turn of a
   // timeout policy's group); the others' threads due with it (a Go runtime's housekeeping) are
   // held until it is idle.
   if (serial && !due.empty()) {
     pid_t first = step_pid;
     if (first == 0) {
       bool program = std::any_of(due.begin(), due.end(), [](const Due& d) { return !d.housekeeping; });
+      std::vector<pid_t> candidates;
       for (const Due& d : due) {
-        if ((!program || !d.housekeeping) && (first == 0 || d.pid < first)) first = d.pid;
+        if (!program || !d.housekeeping) candidates.push_back(d.pid);
       }
+      first = m.first_turn(candidates);
     }
     m.give_tree(first);
   }

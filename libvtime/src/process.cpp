@@ -117,11 +117,11 @@ void install_fork_handlers() {
 }
 
 pid_t process_fork() {
-  uint64_t lineage = next_child_lineage();
+  ChildId id = next_child_id();
   pid_t pid = libc().fork();
   // Registered by the parent, still running: the controller can never see the tree idle while
   // the child exists but is not in the table yet.
-  if (pid > 0) register_child(pid, lineage);
+  if (pid > 0) register_child(pid, id);
   return pid;
 }
 
@@ -154,11 +154,11 @@ int process_spawn(bool search_path, pid_t* pid, const char* path, const posix_sp
   std::vector<std::string> keep;
   std::vector<char*> out;
   pid_t local = 0;
-  uint64_t lineage = next_child_lineage();
+  ChildId id = next_child_id();
   int r = (search_path ? libc().posix_spawnp : libc().posix_spawn)(&local, path, fa, attr, argv,
                                                                      fix_env(envp, keep, out));
   if (r == 0) {
-    register_child(local, lineage);
+    register_child(local, id);
     if (pid) *pid = local;
   }
   return r;

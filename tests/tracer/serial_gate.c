@@ -4,8 +4,10 @@
 // in a timed poll, then reads whatever its pipe holds and prints it with its pid.
 //
 // Under the gate no child runs before the parent is idle (in waitpid): the second child reads
-// "12" in one read, and the children print in pid order (the first forked first). Without it
-// the second child usually wakes during the computation and reads "1".
+// "12" in one read, and the children print in start order (the first forked first, whatever
+// their pids). Without it the second child usually wakes during the computation and reads "1".
+// The optional second argument forks that many short-lived processes between the two children,
+// so that a test can make the pids wrap around between them.
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,11 +38,17 @@ static void child(const char* name, int fd) {
 
 int main(int argc, char** argv) {
   long spin = argc > 1 ? atol(argv[1]) : 200;  // milliseconds of real computation between writes
+  long spacers = argc > 2 ? atol(argv[2]) : 0;
   int first[2], second[2];
   start = now();
   if (pipe(first) != 0 || pipe(second) != 0) return 1;
   pid_t a = fork();
   if (a == 0) child("first", first[0]);
+  for (long i = 0; i < spacers; ++i) {
+    pid_t s = fork();
+    if (s == 0) _exit(0);
+    if (s < 0 || waitpid(s, NULL, 0) != s) return 1;
+  }
   pid_t b = fork();
   if (b == 0) child("second", second[0]);
   struct timespec one = {1, 0};

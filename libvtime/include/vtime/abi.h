@@ -22,7 +22,7 @@
 namespace vtime::abi {
 
 inline constexpr uint64_t kMagic = 0x31454d4954565f56ULL;  // "V_VTIME1", little-endian
-inline constexpr uint32_t kVersion = 10;  // 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
+inline constexpr uint32_t kVersion = 11;  // 11: process rank; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
 inline constexpr uint32_t kWaiterSlots = 4096;
 inline constexpr uint32_t kProcessSlots = 512;
 inline constexpr uint32_t kThreadStatSlots = 4096;
@@ -131,7 +131,11 @@ struct alignas(64) ProcessSlot {
   std::atomic<uint32_t> forks;      // children the process has forked or spawned so far
   // Threads of the process the serial gate holds (Header::serial; the shim's, in
   // libvtime/src/serial_gate.cpp; the tracer's are listed in Header::serial_held).
-  std::atomic<uint32_t> held;
+  std::atomic<uint16_t> held;
+  // With the lineage, what orders processes where pids must not (whose turn comes first at one
+  // instant, Controller's turn_of): the rank among the parent's forks, 1-based, 65535 for any
+  // later one (the lineage then decides); 0: not announced (the root, glibc-internal clones).
+  std::atomic<uint16_t> rank;
 };
 
 // splitmix64's output function: spreads every bit of z over the result.
@@ -238,10 +242,11 @@ struct alignas(64) Header {
   // a thread whose wait ends while its process is not `serial_active` does not return to its
   // program: it is held asleep on `serial_word` (a futex in the header's first page, which
   // every traced process maps). The tracer holds traced threads and lists their pids in
-  // `serial_held` (sorted, 0-terminated; only the tracer writes it, only while the thread is
+  // `serial_held` (0-terminated; only the tracer writes it, only while the thread is
   // stopped for it, so an idle look reads a settled list); a thread under the shim holds
   // itself and counts itself in its ProcessSlot::held. At an idle point the controller hands
-  // the tree to the held process with the lowest pid (serial_active, then a bump and wake of
+  // the tree to the held process whose turn comes first (rank among its parent's forks, then
+  // lineage: ProcessSlot; not pids, which wrap) (serial_active, then a bump and wake of
   // serial_word); an advance hands it to the process whose deadline it reaches; with nothing
   // held, no process is active (-1) and every wake-up is held until the next idle point.
   std::atomic<uint32_t> serial;

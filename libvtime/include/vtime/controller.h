@@ -80,11 +80,14 @@ class Controller {
   int advance_to(TimePoint t);
   // One step of an advance to t, for callers that let the tree settle (wait_idle) between steps
   // and call it with t = next_deadline(): sets the clock to t and wakes, of the waiters due by
-  // then, those with the earliest deadline of one process only, the one with the lowest pid. Processes due at one
-  // instant thus run one after another, each until the tree is idle, in an order that real-time
-  // races cannot change (pids follow fork order; their wrap-around is the limit). Threads of one
-  // process due at one instant are still woken together. Returns how many it woke (like
-  // advance_to, not counting a language runtime's housekeeping waits: abi::kTracerHousekeeping).
+  // then, those with the earliest deadline of one process only, the one whose turn comes first.
+  // Processes due at one instant thus run one after another, each until the tree is idle, in an
+  // order that real-time races cannot change: not by pid (pids wrap around, and children of
+  // different parents race for them) but the root first, then by rank among the parent's forks
+  // and lineage (abi::ProcessSlot) for every process the shim's wrappers announced, the others
+  // (children of traced programs) after them, by pid. Threads of one process due at one instant
+  // are still woken together. Returns how many it woke (like advance_to, not counting a
+  // language runtime's housekeeping waits: abi::kTracerHousekeeping).
   int advance_step(TimePoint t);
   // Sets the clock to t (never backwards) without waking anyone (a message at t is delivered
   // before the timers due at t fire).
@@ -103,7 +106,8 @@ class Controller {
   void watch_own_threads(bool on);
   // One runnable process at a time (docs/design.md "Serialised processes"): a traced process
   // whose wait ends while another has the tree is held until an idle point, where wait_idle
-  // hands the tree to the held process with the lowest pid (and looks for idleness again);
+  // hands the tree to the held process whose turn comes first, as in advance_step (and looks
+  // for idleness again);
   // advances hand it to the process they wake. Processes at one virtual instant then read what
   // the others sent in an order no real-time race decides. Covers traced processes (static
   // and Go programs); processes under the shim are not held. Off by default.
