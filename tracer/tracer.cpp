@@ -222,6 +222,7 @@ void Tracer::on_stop(pid_t tid, int status) {
             p.header_page = parent.header_page;
             p.tsc_reads = parent.tsc_reads;
           }
+          register_child(thread(tid).pid, c.pid);
         }
       }
       resume(tid);
@@ -253,6 +254,17 @@ void Tracer::on_stop(pid_t tid, int status) {
       resume(tid);
       return;
   }
+}
+
+// A traced process forked `child`: its process slot gets the child's rank and lineage, as the
+// shim's fork wrapper gives them, so that its turn at one instant does not follow its pid
+// (Controller's turn_of). A parent with no slot (a static root) gets one first. A parent under
+// the shim too (a cgo program) announces the child itself right after the fork, which replaces
+// what is written here; its fork count then moves by two a fork, the same in every run.
+void Tracer::register_child(pid_t parent, pid_t child) {
+  uint32_t pi = detail::try_claim_process_slot(seg_, parent, 0, 0, detail::ChildId{});
+  if (pi == abi::kNoProcess) return;  // the table is full: the controller says so to the shim's processes
+  detail::try_claim_process_slot(seg_, child, parent, 0, detail::next_child_of(seg_.processes[pi]));
 }
 
 bool Tracer::passthrough(pid_t pid, uint64_t rip) {

@@ -87,6 +87,8 @@ class Tracer {
   // Where process `pid` sees Header::serial_word (in its mapping of the header page).
   uint64_t serial_word_in(pid_t pid);
   void publish_held();
+  // A traced process forked `child`: registers it with its rank and lineage (tracer.cpp).
+  void register_child(pid_t parent, pid_t child);
   // vtime is gone: kills every process of the tree (see tracer.cpp).
   void end_orphaned_tree();
   // The thread's wait is over (its slot back to Claimed).

@@ -54,8 +54,9 @@ uint64_t read_start_time(pid_t pid) {
   return read_proc_stat(pid, nullptr, &start) ? start : 0;
 }
 
-// `id` all 0: not known by the caller (see abi::ProcessSlot::lineage).
-uint32_t claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint64_t start_time, const ChildId& id) {
+}  // namespace
+
+uint32_t try_claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint64_t start_time, const ChildId& id) {
   for (uint32_t i = 0; i < abi::kProcessSlots; ++i) {
     auto& p = seg.processes[i];
     if (p.state.load(std::memory_order_acquire) == 1 && p.pid.load() == pid) {
@@ -90,6 +91,14 @@ uint32_t claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint64_t
       return i;
     }
   }
+  return abi::kNoProcess;
+}
+
+namespace {
+
+uint32_t claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint64_t start_time, const ChildId& id) {
+  uint32_t i = try_claim_process_slot(seg, pid, parent, start_time, id);
+  if (i != abi::kNoProcess) return i;
   fprintf(stderr, "vtime: process table full (%u processes)\n", abi::kProcessSlots);
   _exit(kExitAttachFailed);
 }
@@ -174,12 +183,15 @@ namespace {
 thread_local ChildId t_child;
 }  // namespace
 
+ChildId next_child_of(abi::ProcessSlot& parent) {
+  uint32_t rank = parent.forks.fetch_add(1) + 1;
+  return ChildId{abi::child_lineage(parent.lineage.load(), rank), static_cast<uint16_t>(std::min<uint32_t>(rank, 0xffff))};
+}
+
 ChildId next_child_id() {
   ProcessContext* c = context();
   if (!c) return {};
-  auto& slot = c->seg->processes[c->proc_index];
-  uint32_t rank = slot.forks.fetch_add(1) + 1;
-  t_child = ChildId{abi::child_lineage(slot.lineage.load(), rank), static_cast<uint16_t>(std::min<uint32_t>(rank, 0xffff))};
+  t_child = next_child_of(c->seg->processes[c->proc_index]);
   return t_child;
 }
 

@@ -52,9 +52,15 @@ struct ChildId {
 };
 // Call right before the fork or spawn, pass it to register_child.
 ChildId next_child_id();
+// The id of the next child of the process in slot `parent` (counts the fork).
+ChildId next_child_of(abi::ProcessSlot& parent);
 // Registers `pid` (a child just forked or spawned by this process) so that the controller sees
 // it before it runs a single instruction of its own.
 void register_child(pid_t pid, const ChildId& id);
+// Claims (or, for a pid already registered, updates) the process slot of `pid`: `id` all 0 when
+// not known (abi::ProcessSlot::lineage). Returns its index, or abi::kNoProcess when the table is
+// full. The shim's callers end the process then; the tracer registers traced children with it.
+uint32_t try_claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint64_t start_time, const ChildId& id);
 // Called in the child after fork: new process slot, fresh thread state, no agent, no timers.
 void after_fork_child();
 

@@ -884,9 +884,9 @@ struct Controller::Impl {
   // different parents race for them (two vtime-k8s runs on a loaded machine scheduled
   // differently: pids had wrapped between the start of kubectl proxy and kube-scheduler's, so
   // the scheduler's turn came before the API server's). The root first; then processes announced
-  // by the shim's fork and spawn wrappers, by their rank among their parent's forks (start order
-  // among siblings), then lineage; processes no wrapper announced (children of traced programs,
-  // of system()) last, by pid.
+  // by the shim's fork and spawn wrappers or by the tracer (children of traced programs), by
+  // their rank among their parent's forks (start order among siblings), then lineage; processes
+  // no one announced (children of glibc-internal clones: system(), popen()) last, by pid.
   struct Turn {
     uint32_t rank;
     uint64_t lineage;

@@ -48,11 +48,12 @@ and static_timers (statically linked C programs).
   serial_gate           vtime exec --serialize, static C: a child woken at 1 s by its parent's first
                         write runs only once the parent is idle (it reads both writes, "12", in one
                         read; without the gate it reads "1" while the parent computes), and the
-                        held children then run in start order, twice the same;
-  serial_gate_go        the same with static Go children (their poller's epoll_pwait);
-  serial_gate_dynamic   the same program dynamically linked: the shim holds its children; as
-                        root, also with the pids made to wrap around between the two children
+                        held children then run in start order, twice the same; as root, also
+                        with the pids made to wrap around between the two children
                         (/proc/sys/kernel/ns_last_pid): they still run in start order;
+  serial_gate_go        the same with static Go children (their poller's epoll_pwait);
+  serial_gate_dynamic   the same program dynamically linked: the shim holds its children (and
+                        the same wrap check);
   go_random             Go's map iteration order and select among ready channels (seeded from
                         AT_RANDOM and the time-stamp counter, also on a new thread): two native
                         runs differ, two runs under vtime print the same.
@@ -263,7 +264,7 @@ def main():
         outs = [gated()[0] for _ in range(2)]
         if outs[0] != outs[1]:
             fail("two runs differ")
-        if c == "serial_gate_dynamic" and os.geteuid() == 0:
+        if c in ("serial_gate", "serial_gate_dynamic") and os.geteuid() == 0:
             # Pids wrap around: whose turn comes first must not follow them (two vtime-k8s runs
             # once scheduled differently when kube-scheduler's pid had wrapped below the API
             # server's). 64 short-lived processes forked between the children make a window

@@ -84,8 +84,8 @@ class Controller {
   // Processes due at one instant thus run one after another, each until the tree is idle, in an
   // order that real-time races cannot change: not by pid (pids wrap around, and children of
   // different parents race for them) but the root first, then by rank among the parent's forks
-  // and lineage (abi::ProcessSlot) for every process the shim's wrappers announced, the others
-  // (children of traced programs) after them, by pid. Threads of one process due at one instant
+  // and lineage (abi::ProcessSlot) for every process the shim's wrappers or the tracer
+  // announced, the others (children of glibc-internal clones) after them, by pid. Threads of one process due at one instant
   // are still woken together. Returns how many it woke (like advance_to, not counting a
   // language runtime's housekeeping waits: abi::kTracerHousekeeping).
   int advance_step(TimePoint t);
