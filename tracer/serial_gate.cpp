@@ -29,16 +29,24 @@
 
 namespace vtime::tracer {
 
-bool Tracer::may_run(pid_t pid) const {
+// The tree is the process's (serial_active) and, when the controller named one of its threads
+// (serial_thread, at a hand-over), that thread's: the threads of a Go process released together
+// raced for its one processor (which thread takes in ready descriptors, runs the due timers, or
+// retakes the processor), and with it the order of its goroutines. A held thread is released
+// only on its own turn, never by an advance (serial_thread 0), whose due waits run.
+bool Tracer::may_run(pid_t pid, pid_t tid, bool release) const {
   auto& h = seg_.header;
   if (h.serial.load(std::memory_order_acquire) == 0) return true;
-  if (h.serial_active.load(std::memory_order_acquire) == pid) return true;
+  if (h.serial_active.load(std::memory_order_acquire) == pid) {
+    pid_t turn = h.serial_thread.load(std::memory_order_acquire);
+    return turn == tid || (turn == 0 && !release);
+  }
   auto it = processes_.find(pid);
   return it == processes_.end() || it->second.header_page == 0;  // nowhere to hold it
 }
 
 void Tracer::leave_wait(pid_t tid, Thread& t, const user_regs_struct& r) {
-  if (may_run(t.pid)) {
+  if (may_run(t.pid, tid, false)) {
     resume(tid);
     return;
   }
@@ -89,7 +97,7 @@ void Tracer::on_held_stop(pid_t tid, Thread& t, bool exit) {
     // The word cannot be waited on there (never seen; it would spin): this process is not held.
     VTIME_LOGF("tracer", LogLevel::kWarn, "pid %d: the serial gate cannot hold it (futex error %ld)", static_cast<int>(t.pid), -rax);
     processes_[t.pid].header_page = 0;
-  } else if (!may_run(t.pid)) {
+  } else if (!may_run(t.pid, tid, true)) {
     put_to_sleep(tid, t);  // woken for another process's turn, or by a signal
     return;
   }
@@ -104,15 +112,24 @@ void Tracer::on_held_stop(pid_t tid, Thread& t, bool exit) {
 // Only the tracer writes the list, only while a thread is stopped for it: an idle look of the
 // controller (no thread stopped) reads a settled one.
 void Tracer::publish_held() {
-  std::vector<pid_t> pids;
+  struct Held {
+    pid_t pid;
+    uint32_t rank;
+    pid_t tid;
+    auto operator<=>(const Held&) const = default;
+  };
+  std::vector<Held> held;
   for (auto& [tid, t] : threads_) {
-    if (t.held) pids.push_back(t.pid);
+    if (t.held) held.push_back({t.pid, t.rank, tid});
   }
-  std::sort(pids.begin(), pids.end());
-  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+  std::sort(held.begin(), held.end());
   auto& h = seg_.header;
+  // More held threads than entries (never seen: a handful at a time): the rest are named at a
+  // later publication, once the first ones ran.
   for (uint32_t i = 0; i < abi::kSerialHeld; ++i) {
-    h.serial_held[i].store(i < pids.size() ? pids[i] : 0, std::memory_order_release);
+    bool in = i < held.size();
+    h.serial_held_tid[i].store(in ? held[i].tid : 0, std::memory_order_release);
+    h.serial_held[i].store(in ? held[i].pid : 0, std::memory_order_release);
   }
 }
 

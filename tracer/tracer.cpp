@@ -210,6 +210,7 @@ void Tracer::on_stop(pid_t tid, int status) {
       ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &child);
       if (child != 0) {
         Thread& c = thread(static_cast<pid_t>(child));
+        if (event == PTRACE_EVENT_CLONE) c.rank = ++processes_[thread(tid).pid].threads_made;
         if (event != PTRACE_EVENT_CLONE) {
           seg_.header.traced.fetch_add(1, std::memory_order_acq_rel);
           Process& parent = processes_[thread(tid).pid];  // the same image until it executes
@@ -543,6 +544,7 @@ void Tracer::on_exec(pid_t tid) {
   Thread& t = thread(tid);
   t.pid = tid;
   t.in_wait = false;
+  t.rank = 0;  // the main thread of the new image
   Process& p = processes_[tid] = Process{};
   p.executed = true;
   timers_.on_exec(tid);

@@ -48,6 +48,9 @@ class Tracer {
     // are the registers its call returned with, given back when its process may run.
     bool held = false;
     user_regs_struct held_regs{};
+    // Its rank among the threads its process made (0: the main thread), which orders the turns
+    // of a process's held threads (abi::Header::serial_held_tid).
+    uint32_t rank = 0;
   };
   struct Process {
     bool maps_read = false;
@@ -62,6 +65,7 @@ class Tracer {
     // would copy (it may be reported after the child's exec) belongs to another image.
     bool executed = false;
     uint64_t tsc_reads = 0;  // time-stamp counter reads answered (determinism.h)
+    uint32_t threads_made = 0;  // threads the process has created (Thread::rank)
   };
 
   void serve_requests();
@@ -82,7 +86,9 @@ class Tracer {
   // A stop of a held thread: gives it back its call's result once its process may run, or puts
   // it back to sleep.
   void on_held_stop(pid_t tid, Thread& t, bool exit);
-  bool may_run(pid_t pid) const;
+  // Whether thread `tid` of process `pid` may go on: a wait that ends (`release` false), or a
+  // held thread woken on serial_word (`release` true; only on its own turn).
+  bool may_run(pid_t pid, pid_t tid, bool release) const;
   void put_to_sleep(pid_t tid, Thread& t);
   // Where process `pid` sees Header::serial_word (in its mapping of the header page).
   uint64_t serial_word_in(pid_t pid);

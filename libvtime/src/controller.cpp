@@ -932,25 +932,40 @@ struct Controller::Impl {
     auto& h = seg.header;
     if (h.serial.load(std::memory_order_acquire) == 0) return false;
     std::vector<pid_t> held;
+    std::vector<pid_t> held_tids;  // the tracer's threads, by pid and in their process's order
     for (uint32_t i = 0; i < abi::kSerialHeld; ++i) {  // the tracer's
       pid_t pid = h.serial_held[i].load(std::memory_order_acquire);
       if (pid == 0) break;
       held.push_back(pid);
+      held_tids.push_back(h.serial_held_tid[i].load(std::memory_order_acquire));
     }
+    const size_t traced = held.size();
     for (uint32_t i = 0; i < abi::kProcessSlots; ++i) {  // the shim's
       auto& p = seg.processes[i];
       if (p.state.load(std::memory_order_acquire) != 1 || p.held.load(std::memory_order_acquire) == 0) continue;
       held.push_back(p.pid.load(std::memory_order_relaxed));
     }
     pid_t next = first_turn(held);
-    give_tree(next != 0 ? next : -1);
+    // A traced process gets the tree for its first held thread only (see abi::Header).
+    pid_t thread = 0;
+    for (size_t i = 0; i < traced; ++i) {
+      if (held[i] == next) {
+        thread = held_tids[i];
+        break;
+      }
+    }
+    give_tree(next != 0 ? next : -1, thread);
     if (next == 0) return false;
     h.serial_handovers.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
-  void give_tree(pid_t pid) {
+  // `thread`: at a hand-over, the held thread of a traced process whose turn it is (0: every
+  // wait of the process that ends runs, its held threads wait for their turn).
+  void give_tree(pid_t pid, pid_t thread = 0) {
     auto& h = seg.header;
     if (h.serial.load(std::memory_order_acquire) == 0) return;
+    // Before the process: a thread that sees the new process sees its thread too.
+    h.serial_thread.store(thread, std::memory_order_release);
     h.serial_active.store(pid, std::memory_order_release);
     h.serial_word.fetch_add(1, std::memory_order_acq_rel);
     detail::futex_wake(&h.serial_word);
@@ -1363,9 +1378,8 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
   pid_t step_pid = 0;  // one_process: the process this step is for
   if (one_process && !due.empty()) {
     // Only the earliest deadline, and of the processes due then, the one whose turn comes first
-    // (turn_of):
-    // the caller lets the tree settle before the next step, so processes due at one instant run
-    // one after another in an order that does not depend on real-time races (see
+    // (turn_of): the caller lets the tree settle before the next step, so processes due at one
+    // instant run one after another in an order that does not depend on real-time races (see
     // advance_step in controller.h). Housekeeping waits due by then go with this first step
     // (see earliest_deadline), unless they are all there is.
     bool program = std::any_of(due.begin(), due.end(), [](const Due& d) { return !d.housekeeping; });

@@ -54,6 +54,10 @@ and static_timers (statically linked C programs).
   serial_gate_go        the same with static Go children (their poller's epoll_pwait);
   serial_gate_dynamic   the same program dynamically linked: the shim holds its children (and
                         the same wrap check);
+  serial_threads        the gate's thread turns, static C: two threads of a child process, both
+                        held while their parent computes, run one after another in the order
+                        the child made them (the first computes before printing: released
+                        together, the second would print first), twice the same;
   go_random             Go's map iteration order and select among ready channels (seeded from
                         AT_RANDOM and the time-stamp counter, also on a new thread): two native
                         runs differ, two runs under vtime print the same.
@@ -72,7 +76,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 UNPRIVILEGED = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 CASES = ["go_static", "go_cgo", "go_unprivileged", "go_via_shell", "go_spawns", "go_spin", "static_c", "static_signal", "static_timers", "go_raw_timers",
          "real_timeout", "etcd", "kill_vtime", "settime_static", "settime_dynamic", "settime_go", "go_spin_real",
-         "serial_gate", "serial_gate_go", "serial_gate_dynamic", "go_random"]
+         "serial_gate", "serial_gate_go", "serial_gate_dynamic", "serial_threads", "go_random"]
 USERNS_ROOT = ["unshare", "--user", "--map-root-user"]
 SKIP = 77  # ctest's SKIP_RETURN_CODE
 
@@ -287,6 +291,18 @@ def main():
         # Without the gate the second child usually runs while its parent computes (not checked:
         # a loaded machine may delay it past the computation).
         run(args, prog)
+    elif c == "serial_threads":
+        outs = []
+        for _ in range(2):
+            r = run(args, [b("serial_threads")], extra=["--serialize", "--stats"])
+            if r.returncode != 0:
+                fail("exit %d" % r.returncode)
+            outs.append(r.stdout)
+        if outs[0] != "A\nB\n":
+            fail("the threads did not run one after another in the order they were made")
+        if outs[0] != outs[1]:
+            fail("two runs differ")
+        run(args, [b("serial_threads")])  # without the gate B usually prints first (not checked)
     elif c == "go_random":
         native = [subprocess.run([b("random")], capture_output=True, text=True, timeout=60).stdout for _ in range(2)]
         print("natively:\n" + "".join(native))

@@ -22,7 +22,7 @@
 namespace vtime::abi {
 
 inline constexpr uint64_t kMagic = 0x31454d4954565f56ULL;  // "V_VTIME1", little-endian
-inline constexpr uint32_t kVersion = 11;  // 11: process rank; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
+inline constexpr uint32_t kVersion = 11;  // 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
 inline constexpr uint32_t kWaiterSlots = 4096;
 inline constexpr uint32_t kProcessSlots = 512;
 inline constexpr uint32_t kThreadStatSlots = 4096;
@@ -241,19 +241,26 @@ struct alignas(64) Header {
   // One runnable process at a time (docs/design.md "Serialised processes"). With `serial` set,
   // a thread whose wait ends while its process is not `serial_active` does not return to its
   // program: it is held asleep on `serial_word` (a futex in the header's first page, which
-  // every traced process maps). The tracer holds traced threads and lists their pids in
-  // `serial_held` (0-terminated; only the tracer writes it, only while the thread is
-  // stopped for it, so an idle look reads a settled list); a thread under the shim holds
-  // itself and counts itself in its ProcessSlot::held. At an idle point the controller hands
-  // the tree to the held process whose turn comes first (rank among its parent's forks, then
-  // lineage: ProcessSlot; not pids, which wrap) (serial_active, then a bump and wake of
-  // serial_word); an advance hands it to the process whose deadline it reaches; with nothing
-  // held, no process is active (-1) and every wake-up is held until the next idle point.
+  // every traced process maps). The tracer holds traced threads and lists them in
+  // `serial_held` (pids) and `serial_held_tid` (their tids), by pid and, within a process, in
+  // the order the process made its threads (0-terminated; only the tracer writes them, only
+  // while a thread is stopped for it, so an idle look reads a settled list); a thread under
+  // the shim holds itself and counts itself in its ProcessSlot::held. At an idle point the
+  // controller hands the tree to the held process whose turn comes first (rank among its
+  // parent's forks, then lineage: ProcessSlot; not pids, which wrap) and, for a traced one, to
+  // its first held thread (`serial_thread`; serial_active, then a bump and wake of
+  // serial_word): the tracer releases that thread only, and holds any other wait of the
+  // process that ends meanwhile, so that the threads of a process woken at one instant run one
+  // after another too. An advance hands the tree to the process whose deadline it reaches
+  // (serial_thread 0: its waits that end run, its held threads wait for a hand-over); with
+  // nothing held, no process is active (-1) and every wake-up is held until the next idle point.
   std::atomic<uint32_t> serial;
   std::atomic<int32_t> serial_active;
   std::atomic<uint32_t> serial_word;
   std::atomic<uint32_t> serial_handovers;  // statistics: how many hand-overs so far
   std::atomic<int32_t> serial_held[kSerialHeld];
+  std::atomic<int32_t> serial_held_tid[kSerialHeld];
+  std::atomic<int32_t> serial_thread;
 };
 
 struct Segment {
