@@ -460,8 +460,9 @@ bool Tracer::on_tsc_fault(pid_t tid) {
   // The injected clock code reads the counter while the clock runs (the real elapsed time);
   // the program's own reads get the virtual clock in ns, plus one per read so that they increase.
   bool clock_code = p.clock_code != 0 && r.rip >= p.clock_code && r.rip < p.clock_code + 4096;
-  VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: counter read at %llx", static_cast<int>(tid), static_cast<unsigned long long>(r.rip));
   uint64_t value = clock_code ? __rdtsc() : static_cast<uint64_t>(Session::read_clock(seg_.header.clock).ns()) + ++p.tsc_reads;
+  VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: counter read at %llx: %llu", static_cast<int>(tid),
+             static_cast<unsigned long long>(r.rip), static_cast<unsigned long long>(value));
   return complete_tsc(tid, r, len, value);
 }
 
