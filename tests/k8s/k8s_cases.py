@@ -69,12 +69,22 @@ class Case(BridgeCase):
 
 def contention(c):
     """Every job runs once a host is free (one cpu a Node), the two-host job is rejected with a
-    reason, the scheduler's own logs and the run's directory are kept, and a second run gives the
-    same _jobs.csv byte for byte."""
+    reason, the scheduler's own logs and the run's directory are kept, and a second run (as
+    root, with the pids wrapping around during its start-up) gives the same _jobs.csv byte for
+    byte."""
     wl = c.path("contention.json")
     n = contention_workload(wl)
     first = None
     for i in range(2):
+        if i == 1 and os.geteuid() == 0:
+            # The second run with the pids wrapping around during the start-up (as root): whose
+            # turn comes first at one instant must not follow pids. In CI a wrap between the
+            # start of kubectl proxy and kube-scheduler's once moved the start of the
+            # simulation by 10 ms and 6 jobs by 0.99 s.
+            with open("/proc/sys/kernel/pid_max") as f:
+                pid_max = int(f.read())
+            with open("/proc/sys/kernel/ns_last_pid", "w") as f:
+                f.write(str(pid_max - 20))
         prefix, err = c.vtime_k8s(wl, "contention", hosts=4)
         text = read(prefix + "_jobs.csv")
         table = rows(text)
