@@ -539,10 +539,21 @@ void Tracer::on_exec(pid_t tid) {
     // A thread other than the leader executed: it took the leader's id, the others are gone.
     threads_.erase(static_cast<pid_t>(former));
   }
+  bool held_gone = false;  // the exec ended a held thread: the list must not name it any more
   for (auto it = threads_.begin(); it != threads_.end();) {
-    it = (it->second.pid == tid && it->first != tid) ? threads_.erase(it) : std::next(it);
+    if (it->second.pid == tid && it->first != tid) {
+      held_gone = held_gone || it->second.held;
+      it = threads_.erase(it);
+    } else {
+      ++it;
+    }
   }
   Thread& t = thread(tid);
+  // A leader that was held when another thread executed is gone: this entry is the executing
+  // thread's now.
+  held_gone = held_gone || t.held;
+  t.held = false;
+  if (held_gone) publish_held();
   t.pid = tid;
   t.in_wait = false;
   t.rank = 0;  // the main thread of the new image
