@@ -7,19 +7,48 @@
 #include <vtime/abi.h>
 
 #include <elf.h>
+#include <algorithm>
+#include <vector>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
 namespace vtime::tracer {
 
-bool seed_random(pid_t pid, const std::string& exe) {
-  uint64_t addr = auxv_value(pid, AT_RANDOM);
-  if (addr == 0) return false;
+uint64_t random_seed(const std::string& exe) {
   uint64_t h = abi::kDigestBasis;  // FNV-1a of the path, as the clock-read digests
   for (unsigned char ch : exe) h = (h ^ ch) * abi::kDigestPrime;
+  return h;
+}
+
+namespace {
+// The i-th 8 bytes of the getrandom stream of `seed` (splitmix64).
+uint64_t stream_word(uint64_t seed, uint64_t i) { return abi::splitmix64_mix(seed + (i + 1) * abi::kSplitmix64Gamma); }
+}  // namespace
+
+bool seed_random(pid_t pid, uint64_t seed) {
+  uint64_t addr = auxv_value(pid, AT_RANDOM);
+  if (addr == 0) return false;
   // Two splitmix64 outputs seeded with it.
-  uint64_t bytes[2] = {abi::splitmix64_mix(h + abi::kSplitmix64Gamma), abi::splitmix64_mix(h + 1 + abi::kSplitmix64Gamma)};
+  uint64_t bytes[2] = {abi::splitmix64_mix(seed + abi::kSplitmix64Gamma), abi::splitmix64_mix(seed + 1 + abi::kSplitmix64Gamma)};
   return write_mem(pid, addr, bytes, sizeof bytes);
+}
+
+bool answer_getrandom(pid_t pid, pid_t tid, user_regs_struct& r, uint64_t seed, uint64_t* drawn) {
+  uint64_t buf = r.rdi;
+  // What one call returns at most (the kernel's own limit is 32 MiB; callers loop on less).
+  size_t len = static_cast<size_t>(std::min<uint64_t>(r.rsi, 1 << 16));
+  // Far from the two words AT_RANDOM took from the same sequence.
+  constexpr uint64_t kOffset = 1ull << 32;
+  std::vector<unsigned char> bytes(len);
+  for (size_t i = 0; i < len; ++i) {
+    uint64_t at = *drawn + i;
+    bytes[i] = static_cast<unsigned char>(stream_word(seed, kOffset + at / 8) >> (8 * (at % 8)));
+  }
+  if (len > 0 && !write_mem(pid, buf, bytes.data(), len)) return false;
+  *drawn += len;
+  r.orig_rax = static_cast<unsigned long long>(-1);  // the kernel skips the call ...
+  r.rax = len;                                         // ... which returns this
+  return set_regs(tid, r);
 }
 
 bool trap_tsc(pid_t tid, uint64_t insn, int* held) {

@@ -20,8 +20,20 @@
 
 namespace vtime::tracer {
 
-// Overwrites AT_RANDOM of process `pid` (stopped at its exec stop) with bytes derived from `exe`.
-bool seed_random(pid_t pid, const std::string& exe);
+// The seed of a Go program's random bytes, derived from its executable's path `exe`.
+uint64_t random_seed(const std::string& exe);
+
+// Overwrites AT_RANDOM of process `pid` (stopped at its exec stop) with bytes derived from `seed`.
+bool seed_random(pid_t pid, uint64_t seed);
+
+// Answers a getrandom(buf, len, flags) call of thread `tid` (at its seccomp stop, registers in
+// `r`) with the next `len` bytes of the process's stream (`seed`, `*drawn` bytes drawn so far):
+// crypto/rand's keys and nonces drew real randomness, and with it how much a Go program
+// allocated while it made them (RSA key generation tries random candidates), which moves its
+// memory profiler's sampling, whose draws come from the runtime's random generators:
+// kube-scheduler, which generates a certificate at start, then started its informers in a
+// different order on every run. The call is skipped.
+bool answer_getrandom(pid_t pid, pid_t tid, user_regs_struct& r, uint64_t seed, uint64_t* drawn);
 
 // Makes RDTSC and RDTSCP fault in thread `tid` (and every thread and process it creates),
 // through the `syscall` instruction at `insn`. A signal arriving meanwhile is held in *held.

@@ -222,6 +222,8 @@ void Tracer::on_stop(pid_t tid, int status) {
             p.clock_code = parent.clock_code;
             p.header_page = parent.header_page;
             p.tsc_reads = parent.tsc_reads;
+            p.random_seed = parent.random_seed;
+            p.random_drawn = parent.random_drawn;
           }
           register_child(thread(tid).pid, c.pid);
         }
@@ -321,6 +323,12 @@ void Tracer::on_call(pid_t tid) {
       return;
     case Timers::Action::kPass:
       break;
+  }
+  if (static_cast<long>(r.orig_rax) == SYS_getrandom) {
+    Process& p = processes_[t.pid];
+    if (p.random_seed != 0) answer_getrandom(t.pid, tid, r, p.random_seed, &p.random_drawn);
+    resume(tid);
+    return;
   }
   bool uncontrolled = false;
   auto call = decode(t.pid, r, seg_, &uncontrolled);
@@ -578,8 +586,12 @@ void Tracer::on_exec(pid_t tid) {
       // such a run is not deterministic anyway.
       char path[4096];
       ssize_t n = readlink(exe, path, sizeof path - 1);
-      seed_random(tid, std::string(path, n > 0 ? static_cast<size_t>(n) : 0));
-      if (seg_.header.cpu_model.load(std::memory_order_acquire) != abi::kCpuReal) trap_tsc(tid, img.syscall_insn, &held);
+      uint64_t seed = random_seed(std::string(path, n > 0 ? static_cast<size_t>(n) : 0));
+      seed_random(tid, seed);
+      if (seg_.header.cpu_model.load(std::memory_order_acquire) != abi::kCpuReal) {
+        trap_tsc(tid, img.syscall_insn, &held);
+        p.random_seed = seed;
+      }
     }
   }
   resume(tid, held);

@@ -66,6 +66,9 @@ class Tracer {
     bool executed = false;
     uint64_t tsc_reads = 0;  // time-stamp counter reads answered (determinism.h)
     uint32_t threads_made = 0;  // threads the process has created (Thread::rank)
+    // A Go program's random bytes (determinism.h): its seed, 0 for others; getrandom bytes drawn.
+    uint64_t random_seed = 0;
+    uint64_t random_drawn = 0;
   };
 
   void serve_requests();

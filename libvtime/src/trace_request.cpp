@@ -281,6 +281,18 @@ constexpr sock_filter kGuard[kGuardLen] = {
     /* 24 kGuardDeny */ stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 };
 
+// getrandom stops too: the tracer answers a Go program's with bytes as deterministic as its
+// AT_RANDOM (tracer/determinism.h) and lets the others' through (rare calls).
+enum : uint8_t { kRandomAllow = 4, kRandomTrace = 5, kRandomLen = 6 };
+constexpr sock_filter kRandom[kRandomLen] = {
+    /* 0 */ stmt(kLd, kArchOff),
+    /* 1 */ jump(1, BPF_JEQ, AUDIT_ARCH_X86_64, 2, kRandomAllow),
+    /* 2 */ stmt(kLd, kNrOff),
+    /* 3 */ jump(3, BPF_JEQ, SYS_getrandom, kRandomTrace, kRandomAllow),
+    /* 4 kRandomAllow */ stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    /* 5 kRandomTrace */ stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
+};
+
 long install_filter(const sock_filter* filter, uint16_t len) {
   sock_fprog prog{len, const_cast<sock_filter*>(filter)};
   return raw_syscall6(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, reinterpret_cast<long>(&prog), 0, 0, 0);
@@ -301,6 +313,7 @@ int install_trace_filter() {
   // emulates them (a program that may not set the time then gets EPERM from it, as natively).
   long r = install_filter(kGuard, kGuardLen);
   if (r == 0) r = install_filter(kFilter, kFilterLen);
+  if (r == 0) r = install_filter(kRandom, kRandomLen);
   return r == 0 ? 0 : static_cast<int>(-r);
 }
 

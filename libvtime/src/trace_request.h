@@ -35,7 +35,7 @@ int request_trace(abi::Segment& seg);
 // Installs the seccomp filter that stops the calling thread (and everything it executes or
 // forks) on timed waits for the tracer. Sets no_new_privs first unless the thread has
 // CAP_SYS_ADMIN. 0 or an errno. Async-signal-safe. Only once request_trace succeeded: a filtered
-// call with no tracer attached fails with ENOSYS.
+// call with no tracer attached fails with ENOSYS. getrandom stops too (tracer/determinism.h).
 int install_trace_filter();
 
 // The clock guard of a process that may set the time (CAP_SYS_TIME permitted) and may install a

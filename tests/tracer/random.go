@@ -1,9 +1,11 @@
 // Go's randomness under vtime (tracer_cases.py go_random): map iteration order, select among
-// ready channels, and a goroutine on a thread of its own, printed. Natively every run prints
-// something else (Go seeds these from AT_RANDOM and the time-stamp counter); under vtime the same.
+// ready channels, a goroutine on a thread of its own, and crypto/rand's bytes, printed. Natively
+// every run prints something else (Go seeds these from AT_RANDOM and the time-stamp counter, and
+// crypto/rand reads getrandom); under vtime the same.
 package main
 
 import (
+	"crypto/rand"
 	"fmt"
 	"runtime"
 	"strings"
@@ -49,4 +51,9 @@ func main() {
 		done <- order() + " / " + selects()
 	}()
 	fmt.Println("new thread:", <-done)
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	fmt.Printf("crypto/rand: %x\n", b)
 }

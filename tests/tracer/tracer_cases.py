@@ -59,8 +59,9 @@ and static_timers (statically linked C programs).
                         the child made them (the first computes before printing: released
                         together, the second would print first), twice the same;
   go_random             Go's map iteration order and select among ready channels (seeded from
-                        AT_RANDOM and the time-stamp counter, also on a new thread): two native
-                        runs differ, two runs under vtime print the same.
+                        AT_RANDOM and the time-stamp counter, also on a new thread), and
+                        crypto/rand's bytes (getrandom): two native runs differ, two runs under
+                        vtime print the same.
 """
 import argparse
 import os
@@ -311,11 +312,14 @@ def main():
         outs = []
         for _ in range(2):
             r = run(args, [b("random")])
-            if r.returncode != 0 or not r.stdout.startswith("map:"):
+            if r.returncode != 0 or not r.stdout.startswith("map:") or "crypto/rand: " not in r.stdout:
                 fail("exit %d" % r.returncode)
             outs.append(r.stdout)
         if outs[0] != outs[1]:
             fail("two runs under vtime differ")
+        if [l for l in native[0].splitlines() if l.startswith("crypto/rand")] == \
+           [l for l in native[1].splitlines() if l.startswith("crypto/rand")]:
+            fail("two native runs drew the same crypto/rand bytes")
     elif c == "go_raw_timers":
         twice(args, [b("raw_timers")], "timerfd: 1 expiration(s) at 0.500000\ntimerfd: 1 expiration(s) at 0.750000\n"
               "timerfd: 1 expiration(s) at 1.000000\nSIGALRM at 1.300000\n")
