@@ -265,28 +265,33 @@ def main():
                 fail("held children did not run in start order:\n" + r.stdout)
             if any(k[-1] != "1.000" for k in kids):
                 fail("a child did not run at virtual 1 s")
-            return [" ".join([k[0]] + k[3:]) for k in kids], got["first"][0] > got["second"][0]
+            return [" ".join([k[0]] + k[3:]) for k in kids], got["first"][0], got["second"][0]
         outs = [gated()[0] for _ in range(2)]
         if outs[0] != outs[1]:
             fail("two runs differ")
         if c in ("serial_gate", "serial_gate_dynamic") and os.geteuid() == 0:
             # Pids wrap around: whose turn comes first must not follow them (two vtime-k8s runs
             # once scheduled differently when kube-scheduler's pid had wrapped below the API
-            # server's). 64 short-lived processes forked between the children make a window
-            # of pids in which the wrap falls between them; other tests forking meanwhile move
-            # it, so a few positions are tried.
+            # server's). Short-lived processes forked between the children make a window of
+            # pids in which the wrap falls between them. How many pids the run takes before
+            # its first child (and other tests, forking meanwhile) is learnt from each attempt's
+            # first child and aimed at the middle of the window for the next.
             with open("/proc/sys/kernel/pid_max") as f:
                 pid_max = int(f.read())
-            wrapped = False
-            for before in range(16, 800, 40):
+            spacers, taken, wrapped = 128, 8, False
+            for attempt in range(12):
+                last = pid_max - taken - spacers // 2
                 with open("/proc/sys/kernel/ns_last_pid", "w") as f:
-                    f.write(str(pid_max - before))
-                out, wrapped = gated(["200", "64"])
+                    f.write(str(last))
+                out, first_pid, second_pid = gated(["200", str(spacers)])
+                wrapped = first_pid > second_pid
                 if out != outs[0]:
-                    fail("with %d pids left before the wrap: %s, expected %s" % (before, out, outs[0]))
+                    fail("pids wrapping around: %s, expected %s" % (out, outs[0]))
                 if wrapped:
-                    print("pids wrapped between the children with %d pids left" % before)
+                    print("pids wrapped between the children (attempt %d)" % (attempt + 1))
                     break
+                # Pids the run took before its first child: next time the wrap falls mid-window.
+                taken = first_pid - last if first_pid > last else taken + spacers
             if not wrapped:
                 fail("the pids never wrapped between the two children: the check did not happen")
         # Without the gate the second child usually runs while its parent computes (not checked:
