@@ -39,9 +39,10 @@ Subcommand register_exec(CLI::App& root) {
       ->check(CLI::IsMember({"report", "exit"}));
   app->add_flag("--serialize", opts->serialize,
                 "One process at a time: a process whose wait for a descriptor (for a static or Go program, any "
-                "timed wait) ends while another process of the tree runs is held until the tree is idle; held processes then run one after another in "
-                "start order (not by pid), so what each reads from pipes and sockets at one virtual instant does not depend on "
-                "real-time races (docs/design.md, Serialised processes).");
+                "timed wait) ends while another process of the tree runs is held until the tree is idle; held "
+                "processes then run one after another in start order (not by pid), so what each reads from pipes "
+                "and sockets at one virtual instant does not depend on real-time races (docs/design.md, "
+                "Serialised processes).");
   add_cpu_options(*app, opts->cpu);
   app->add_option("command", opts->command, "The command and its arguments (after --).")->required();
   app->prefix_command(false);

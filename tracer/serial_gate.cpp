@@ -9,8 +9,9 @@
 // the gate is on) the tracer keeps the result and makes the thread run a futex wait on
 // serial_word instead, in the header page its process maps. Asleep there, it counts as idle;
 // at the next idle point the controller hands the tree to the held process whose turn comes
-// first (start order, Controller's turn_of) and wakes the word; the tracer then gives the thread its call's result back. So every process
-// reads what the others sent only once they have all stopped, in an order no race decides.
+// first (start order, Controller's turn_of) and wakes the word; the tracer then gives the thread
+// its call's result back. So every process reads what the others sent only once they have all
+// stopped, in an order no race decides.
 #include "tracer.h"
 
 #include "inferior.h"

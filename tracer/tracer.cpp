@@ -210,10 +210,12 @@ void Tracer::on_stop(pid_t tid, int status) {
       ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &child);
       if (child != 0) {
         Thread& c = thread(static_cast<pid_t>(child));
-        if (event == PTRACE_EVENT_CLONE) c.rank = ++processes_[thread(tid).pid].threads_made;
-        if (event != PTRACE_EVENT_CLONE) {
+        const pid_t parent_pid = thread(tid).pid;
+        Process& parent = processes_[parent_pid];  // the same image until it executes
+        if (event == PTRACE_EVENT_CLONE) {
+          c.rank = ++parent.threads_made;
+        } else {
           seg_.header.traced.fetch_add(1, std::memory_order_acq_rel);
-          Process& parent = processes_[thread(tid).pid];  // the same image until it executes
           Process& p = processes_[c.pid];
           // The child's own stops race with this one: it may have executed already (a vfork
           // child usually has), and then it has an image of its own.
@@ -225,7 +227,7 @@ void Tracer::on_stop(pid_t tid, int status) {
             p.random_seed = parent.random_seed;
             p.random_drawn = parent.random_drawn;
           }
-          register_child(thread(tid).pid, c.pid);
+          register_child(parent_pid, c.pid);
         }
       }
       resume(tid);

@@ -1374,6 +1374,14 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
                      w.pid.load(std::memory_order_relaxed), housekeeping(w)});
     }
   }
+  // Of the due waiters `pick` keeps, the process whose turn comes first.
+  auto first_turn_among = [&m](const std::vector<Due>& of, auto pick) {
+    std::vector<pid_t> pids;
+    for (const Due& d : of) {
+      if (pick(d)) pids.push_back(d.pid);
+    }
+    return m.first_turn(pids);
+  };
   const bool serial = h.serial.load(std::memory_order_acquire) != 0;
   pid_t step_pid = 0;  // one_process: the process this step is for
   if (one_process && !due.empty()) {
@@ -1387,11 +1395,9 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
     for (const Due& d : due) {
       if (!program || !d.housekeeping) first = std::min(first, d.deadline);
     }
-    std::vector<pid_t> candidates;
-    for (const Due& d : due) {
-      if (d.deadline == first && (!program || !d.housekeeping)) candidates.push_back(d.pid);
-    }
-    pid_t pid = m.first_turn(candidates);
+    pid_t pid = first_turn_among(due, [&](const Due& d) {
+      return d.deadline == first && (!program || !d.housekeeping);
+    });
     step_pid = pid;
     // The serial gate: a runtime's housekeeping (Go's sysmon) woken with its own process's
     // timers would run beside them, and what it does first (take in ready descriptors, hand a
@@ -1427,11 +1433,7 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
     pid_t first = step_pid;
     if (first == 0) {
       bool program = std::any_of(due.begin(), due.end(), [](const Due& d) { return !d.housekeeping; });
-      std::vector<pid_t> candidates;
-      for (const Due& d : due) {
-        if (!program || !d.housekeeping) candidates.push_back(d.pid);
-      }
-      first = m.first_turn(candidates);
+      first = first_turn_among(due, [&](const Due& d) { return !program || !d.housekeeping; });
     }
     m.give_tree(first);
   }

@@ -85,9 +85,9 @@ class Controller {
   // order that real-time races cannot change: not by pid (pids wrap around, and children of
   // different parents race for them) but the root first, then by rank among the parent's forks
   // and lineage (abi::ProcessSlot) for every process the shim's wrappers or the tracer
-  // announced, the others (children of glibc-internal clones) after them, by pid. Threads of one process due at one instant
-  // are still woken together. Returns how many it woke (like advance_to, not counting a
-  // language runtime's housekeeping waits: abi::kTracerHousekeeping).
+  // announced, the others (children of glibc-internal clones) after them, by pid. Threads of
+  // one process due at one instant are still woken together. Returns how many it woke (like
+  // advance_to, not counting a language runtime's housekeeping waits: abi::kTracerHousekeeping).
   int advance_step(TimePoint t);
   // Sets the clock to t (never backwards) without waking anyone (a message at t is delivered
   // before the timers due at t fire).
@@ -107,8 +107,7 @@ class Controller {
   // One runnable process at a time (docs/design.md "Serialised processes"): a traced process
   // whose wait ends while another has the tree is held until an idle point, where wait_idle
   // hands the tree to the held process whose turn comes first, as in advance_step (and looks
-  // for idleness again);
-  // advances hand it to the process they wake. Processes at one virtual instant then read what
+  // for idleness again); advances hand it to the process they wake. Processes at one virtual instant then read what
   // the others sent in an order no real-time race decides. Covers traced processes (static
   // and Go programs); processes under the shim are not held. Off by default.
   void set_serial(bool on);

@@ -65,11 +65,11 @@ int vtime_settle(void);
 /* From now on, one process of the tree runs at a time (docs/design.md "Serialised processes"):
  * a traced process (a static or Go program) whose wait ends while another process of the tree
  * is running is held until the tree is idle, and held processes then run one after another,
- * in start order (the root first, then by rank among their parent's children; not by pid).
- * For a bridge whose daemons talk to each other at one virtual instant
- * (vtime-k8s: the API server, etcd and kube-scheduler), so that what each reads from its
- * sockets no longer depends on how far the others got in real time. Returns 0, or -1 outside a
- * session. Exported by the shim like vtime_request_tick. */
+ * in start order (the root first, then by rank among their parent's children; not by pid). For
+ * a bridge whose daemons talk to each other at one virtual instant (vtime-k8s: the API server,
+ * etcd and kube-scheduler), so that what each reads from its sockets no longer depends on how
+ * far the others got in real time. Returns 0, or -1 outside a session. Exported by the shim like
+ * vtime_request_tick. */
 int vtime_serialize(void);
 
 /* The session's CPU-time model (--cpu-model): 0 zero, 1 calls, 2 real; -1 outside a session. For
