@@ -955,6 +955,15 @@ struct Controller::Impl {
       }
     }
     give_tree(next != 0 ? next : -1, thread);
+    // The sequence of hand-overs is where two runs of a serialised tree first part (which process
+    // was woken by what another one did in its turn): VTIME_LOG=controller=debug, then diff.
+    if (log_enabled("controller", LogLevel::kDebug)) {
+      std::string names;
+      for (pid_t pid : held) names += " " + std::to_string(pid) + ":" + proc.process_name(pid);
+      VTIME_LOGF("controller", LogLevel::kDebug, "hand-over at %lld ns: held%s -> %d:%s (thread %d)",
+                 static_cast<long long>(Session::read_clock(seg.header.clock).ns()), names.c_str(), static_cast<int>(next),
+                 next != 0 ? proc.process_name(next).c_str() : "", static_cast<int>(thread));
+    }
     if (next == 0) return false;
     h.serial_handovers.fetch_add(1, std::memory_order_relaxed);
     return true;
