@@ -19,5 +19,6 @@ void ticks_on_request() { call_shim("vtime_ticks_on_request"); }
 void settle() { call_shim("vtime_settle"); }
 int cpu_model() { return call_shim("vtime_cpu_model"); }
 void serialize() { call_shim("vtime_serialize"); }
+void serialize_threads() { call_shim("vtime_serialize_threads"); }
 
 }  // namespace vtime::bridges

@@ -21,5 +21,7 @@ void settle();
 int cpu_model();
 // One process of the tree runs at a time from now on (vtime_serialize in vtime/vtime.h).
 void serialize();
+// One thread of a traced process at a time too (vtime_serialize_threads).
+void serialize_threads();
 
 }  // namespace vtime::bridges

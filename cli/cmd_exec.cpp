@@ -16,6 +16,7 @@ Subcommand register_exec(CLI::App& root) {
     std::string epoch;
     bool stats = false;
     bool serialize = false;
+    bool serialize_threads = false;
     std::string on_deadlock = "exit";
     CpuOptions cpu;
   };
@@ -43,6 +44,10 @@ Subcommand register_exec(CLI::App& root) {
                 "processes then run one after another in start order (not by pid), so what each reads from pipes "
                 "and sockets at one virtual instant does not depend on real-time races (docs/design.md, "
                 "Serialised processes).");
+  app->add_flag("--serialize-threads", opts->serialize_threads,
+                "--serialize, and one thread of a static or Go program at a time: a thread woken by another thread "
+                "of its process (a futex, its descriptors) is held until that one waits, held threads run in the "
+                "order their process made them, new threads wait for their turn (docs/design.md).");
   add_cpu_options(*app, opts->cpu);
   app->add_option("command", opts->command, "The command and its arguments (after --).")->required();
   app->prefix_command(false);
@@ -53,6 +58,7 @@ Subcommand register_exec(CLI::App& root) {
             o.command = opts->command;
             o.stats = opts->stats;
             o.serialize = opts->serialize;
+            o.serialize_threads = opts->serialize_threads;
             o.on_deadlock = opts->on_deadlock == "report" ? OnDeadlock::kReport : OnDeadlock::kExit;
             std::string err;
             auto cpu = to_cpu_model(opts->cpu, &err);

@@ -93,7 +93,9 @@ int run_exec(const ExecOptions& opts) {
   }
   auto wall_start = std::chrono::steady_clock::now();
   // Before the tree starts, so that its first waits are already followed (Controller::set_serial).
-  if (opts.serialize) session->header().serial.store(1, std::memory_order_release);
+  if (opts.serialize || opts.serialize_threads) {
+    session->header().serial.store(opts.serialize_threads ? abi::kSerialThreads : abi::kSerialProcesses, std::memory_order_release);
+  }
   SpawnResult spawned = spawn_in_session(*session, shim, opts.command, {}, watch.get());
   if (!spawned.pid) {
     fprintf(stderr, "vtime exec: %s\n", spawned.error.c_str());

@@ -24,6 +24,7 @@ struct ExecOptions {
   OnDeadlock on_deadlock = OnDeadlock::kExit;
   CpuModelOptions cpu{.model = abi::kCpuZero};
   bool serialize = false;  // one process at a time (Controller::set_serial)
+  bool serialize_threads = false;  // and one thread of a traced process at a time
 };
 
 int run_exec(const ExecOptions& opts);

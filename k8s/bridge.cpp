@@ -46,7 +46,12 @@ class Bridge {
     // Every decision of ours is a binding heard on the watch, which asks for a tick: the timers
     // of etcd, the API server and the scheduler have nothing to tell Batsim by themselves.
     bridges::ticks_on_request();
-    if (o.serialize) bridges::serialize();  // before the components start
+    // Before the components start (their filters are installed when they are executed).
+    if (o.serialize_threads) {
+      bridges::serialize_threads();
+    } else if (o.serialize) {
+      bridges::serialize();
+    }
     if (int m = bridges::cpu_model(); m > 0) {
       fprintf(stderr, "vtime-k8s: warning: the CPU-time model is %s: Kubernetes' components then pay virtual time "
                       "for clock reads whose number varies from run to run, so schedules may too; use --cpu-model "

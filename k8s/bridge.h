@@ -37,8 +37,10 @@ struct BridgeOptions {
   // Pods get priorities decreasing with submission order (preemptionPolicy Never), so the
   // scheduler's queue never holds two Pods it cannot order (docs/k8s.md, Determinism).
   bool submission_priority = true;
-  // One process of the control plane runs at a time (vtime_serialize; docs/k8s.md, Determinism).
+  // One process of the control plane runs at a time (vtime_serialize; docs/k8s.md, Determinism),
+  // and with `serialize_threads` one thread of it (vtime_serialize_threads).
   bool serialize = true;
+  bool serialize_threads = true;
   int start_timeout_s = 300;        // virtual seconds each component may take to come up
 };
 

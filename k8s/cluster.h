@@ -17,6 +17,7 @@
 #pragma once
 
 #include "daemon_set.h"
+#include "loopback_ports.h"
 #include "http_client.h"
 #include "kube_api.h"
 
@@ -77,6 +78,7 @@ class Cluster {
   ClusterOptions o_;
   bridges::DaemonSet daemons_;
   std::string token_;
+  std::optional<bridges::LoopbackPorts> ports_;  // reserved for the run (loopback_ports.h)
   std::string kubeconfig_;
   std::string proxy_socket_;
   int etcd_port_ = 0, etcd_peer_port_ = 0, apiserver_port_ = 0, scheduler_port_ = 0,

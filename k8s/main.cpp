@@ -63,13 +63,15 @@ int main(int argc, char** argv) {
                  "then vary from run to run; docs/k8s.md)")
       ->check(CLI::IsMember({"submission", "none"}))
       ->capture_default_str();
-  std::string serial = "on";
+  std::string serial = "threads";
   app.add_option("--serialize", serial,
-                 "on: one component runs at a time under vtime (a component whose wait ends while another runs "
-                 "waits until that one is idle), so what each reads from its sockets at one virtual instant does "
-                 "not depend on real-time races; off: they run concurrently, as in a real cluster (faster, and "
-                 "schedules of long workloads may differ between runs; docs/k8s.md)")
-      ->check(CLI::IsMember({"on", "off"}))
+                 "threads: one thread of the control plane runs at a time under vtime (a component whose wait ends "
+                 "while another runs waits until that one is idle, and so does a thread of a component woken by "
+                 "another of its threads), so what each reads from its sockets at one virtual instant, and the "
+                 "order in which a Go runtime's threads take its processor, do not depend on real-time races; on: "
+                 "one component at a time, its threads together (a third faster; schedules of long workloads may "
+                 "differ between runs); off: they run concurrently, as in a real cluster (docs/k8s.md)")
+      ->check(CLI::IsMember({"on", "threads", "off"}))
       ->capture_default_str();
   app.add_option("--dir", o.dir,
                  "The run's directory: configuration, credentials, etcd's data, the components' logs "
@@ -91,7 +93,8 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : vtime::k8s::kBridgeUsage;
   }
   o.submission_priority = priority == "submission";
-  o.serialize = serial == "on";
+  o.serialize = serial != "off";
+  o.serialize_threads = serial == "threads";
   if (o.dir.empty()) {
     std::fprintf(stderr, "vtime-k8s: give --dir DIR (or run it under `vtime run -e PREFIX`)\n");
     return vtime::k8s::kBridgeUsage;

@@ -237,7 +237,8 @@ class Bridge {
     for (auto& r : b.compute_resources) c.resource_ids.push_back(r.id);
     if (c.resource_ids.empty()) throw Fail(kBridgeProtocol, "the platform has no compute resource");
     try {
-      c.base_port = bridges::find_loopback_ports(static_cast<int>(c.resource_ids.size()) + 1);
+      ports_.emplace(static_cast<int>(c.resource_ids.size()) + 1);
+      c.base_port = ports_->base();
     } catch (const std::runtime_error& e) {
       throw Fail(kBridgeSlurmFailed, e.what());
     }
@@ -296,6 +297,7 @@ class Bridge {
   const BridgeOptions& o_;
   Extra extra_;
   std::string dir_;
+  std::optional<bridges::LoopbackPorts> ports_;  // the daemons' ports, reserved for the run
   std::string agent_name_;
   zmq::context_t ctx_{1};
   zmq::socket_t sock_;

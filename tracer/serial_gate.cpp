@@ -16,11 +16,13 @@
 
 #include "inferior.h"
 
+#include "../libvtime/src/serial_gate.h"
 #include "../libvtime/src/waits.h"
 
 #include <vtime/log.h>
 
 #include <linux/futex.h>
+#include <sys/epoll.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 
@@ -46,11 +48,19 @@ bool Tracer::may_run(pid_t pid, pid_t tid, bool release) const {
   return it == processes_.end() || it->second.header_page == 0;  // nowhere to hold it
 }
 
-void Tracer::leave_wait(pid_t tid, Thread& t, const user_regs_struct& r) {
-  if (may_run(t.pid, tid, false)) {
+bool Tracer::thread_turns() const {
+  return seg_.header.serial.load(std::memory_order_acquire) == abi::kSerialThreads;
+}
+
+void Tracer::leave_wait(pid_t tid, Thread& t, const user_regs_struct& r, bool release) {
+  if (may_run(t.pid, tid, release)) {
     resume(tid);
     return;
   }
+  hold(tid, t, r);
+}
+
+void Tracer::hold(pid_t tid, Thread& t, const user_regs_struct& r) {
   VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: holding (call %lld returned %lld)", static_cast<int>(tid),
              static_cast<long long>(r.orig_rax), static_cast<long long>(r.rax));
   t.held = true;
@@ -105,9 +115,67 @@ void Tracer::on_held_stop(pid_t tid, Thread& t, bool exit) {
   VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: released", static_cast<int>(tid));
   t.held = false;
   publish_held();
+  if (top_up(tid, t)) return;
   if (!set_regs(tid, t.held_regs)) return;
   detail::notify_activity(seg_);
   resume(tid);
+}
+
+// An epoll wait's result was taken when the thread woke, at some real-time instant while the
+// process that woke it (another one had the tree) was still running: which descriptors it holds
+// depends on how far that process got by then (two sockets written one after the other: one
+// event or both). Run once more without blocking at the release, every process that had its
+// turn before has written everything: what the program gets no longer depends on real time.
+// The events already taken stay first (edge-triggered ones would not be reported again).
+bool Tracer::top_up(pid_t tid, Thread& t) {
+  const user_regs_struct& h = t.held_regs;
+  const long nr = static_cast<long>(h.orig_rax);
+  const long n = static_cast<long>(h.rax);
+  const long max = static_cast<int>(h.rdx);
+  if ((nr != SYS_epoll_wait && nr != SYS_epoll_pwait && nr != SYS_epoll_pwait2) || n < 0 || n >= max) return false;
+  user_regs_struct r = h;
+  r.rip -= 2;  // the call's syscall instruction
+  r.rax = SYS_epoll_pwait;
+  r.orig_rax = static_cast<unsigned long long>(-1);
+  r.rsi = h.rsi + static_cast<unsigned long long>(n) * sizeof(epoll_event);
+  r.rdx = static_cast<unsigned long long>(max - n);
+  r.r10 = 0;  // no timeout: only what is ready now
+  r.r8 = 0;   // the mask the thread has
+  r.r9 = 8;
+  if (!set_regs(tid, r)) return true;  // died meanwhile
+  t.topping_up = true;
+  detail::notify_activity(seg_);
+  ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);
+  return true;
+}
+
+void Tracer::on_top_up_stop(pid_t tid, Thread& t, bool exit) {
+  user_regs_struct r{};
+  if (!exit || !get_regs(tid, r)) {
+    ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);
+    return;
+  }
+  if (interrupted_result(static_cast<long>(r.rax))) {
+    ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);  // a signal: the call runs again after it
+    return;
+  }
+  t.topping_up = false;
+  user_regs_struct out = t.held_regs;
+  long m = static_cast<long>(r.rax);
+  VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: topped up %ld events with %ld", static_cast<int>(tid),
+             static_cast<long>(out.rax), m);
+  if (m > 0) out.rax = static_cast<unsigned long long>(merge_events(t.pid, out.rsi, static_cast<size_t>(out.rax), static_cast<size_t>(m)));
+  if (!set_regs(tid, out)) return;
+  resume(tid);
+}
+
+// The program's n + m events, merged as the shim merges its own (merge_epoll_events).
+size_t Tracer::merge_events(pid_t pid, uint64_t addr, size_t n, size_t m) {
+  std::vector<epoll_event> ev(n + m);
+  if (!read_mem(pid, addr, ev.data(), ev.size() * sizeof(epoll_event))) return n + m;
+  size_t kept = detail::merge_epoll_events(ev.data(), n, m);
+  if (kept == n + m) return kept;
+  return write_mem(pid, addr, ev.data(), kept * sizeof(epoll_event)) ? kept : n + m;
 }
 
 // Only the tracer writes the list, only while a thread is stopped for it: an idle look of the

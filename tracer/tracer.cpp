@@ -16,6 +16,7 @@
 
 #include <vtime/log.h>
 
+#include <linux/futex.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/ptrace.h>
@@ -66,7 +67,7 @@ Tracer::Thread& Tracer::thread(pid_t tid) {
 void Tracer::resume(pid_t tid, int sig) {
   // A thread the serial gate holds stays followed call by call until it is given back its result.
   auto it = threads_.find(tid);
-  int request = it != threads_.end() && it->second.held ? PTRACE_SYSCALL : PTRACE_CONT;
+  int request = it != threads_.end() && (it->second.held || it->second.topping_up) ? PTRACE_SYSCALL : PTRACE_CONT;
   ptrace(static_cast<__ptrace_request>(request), tid, nullptr, reinterpret_cast<void*>(static_cast<long>(sig)));
 }
 
@@ -196,6 +197,12 @@ void Tracer::on_stop(pid_t tid, int status) {
   if (!WIFSTOPPED(status)) return;
   int sig = WSTOPSIG(status);
   int event = status >> 16;
+  bool first_stop = false;
+  {
+    Thread& t = thread(tid);
+    first_stop = !t.seen;
+    t.seen = true;
+  }
   switch (event) {
     case PTRACE_EVENT_SECCOMP:
       on_call(tid);
@@ -237,6 +244,15 @@ void Tracer::on_stop(pid_t tid, int status) {
       if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
         ptrace(PTRACE_LISTEN, tid, nullptr, nullptr);  // a group stop: stay stopped, as without us
         return;
+      }
+      if (first_stop && thread_turns()) {
+        // A new thread runs beside the one that made it: held until its turn.
+        Thread& t = thread(tid);
+        user_regs_struct r{};
+        if (!may_run(t.pid, tid, true) && get_regs(tid, r)) {
+          hold(tid, t, r);
+          return;
+        }
       }
       thread(tid);
       on_interrupted(tid);
@@ -303,7 +319,10 @@ void Tracer::on_call(pid_t tid) {
   Thread& t = thread(tid);
   user_regs_struct r{};
   if (!get_regs(tid, r)) return;  // died meanwhile
-  // Clock setting first, wherever the call comes from: no raw call may reach the host's clock.
+  if (t.held) {  // the injected wait of a held thread (thread turns stop every futex wait)
+    ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);
+    return;
+  }
   if (emulate_clock_set(tid, t.pid, r, seg_)) {
     resume(tid);
     return;
@@ -311,6 +330,32 @@ void Tracer::on_call(pid_t tid) {
   if (passthrough(t.pid, r.rip)) {
     resume(tid);
     return;
+  }
+  {
+    // Untimed waits the serial gate stops (trace_request.cpp): decided at their exit.
+    const long nr = static_cast<long>(r.orig_rax);
+    const bool futex_wait = nr == SYS_futex && r.r10 == 0 && ((r.rsi & 0x7f) == FUTEX_WAIT || (r.rsi & 0x7f) == FUTEX_WAIT_BITSET);
+    const bool epoll_untimed = (nr == SYS_epoll_wait || nr == SYS_epoll_pwait) && static_cast<int>(r.r10) < 0;
+    if ((futex_wait || epoll_untimed) && t.in_wait && in_call(r, t.call, tag_of(t.seq))) {
+      // A rewritten timed wait, restarted after a signal: still the same wait.
+      if (t.follow) {
+        ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);
+      } else {
+        resume(tid);
+      }
+      return;
+    }
+    if (futex_wait || epoll_untimed) {
+      const uint32_t gate = seg_.header.serial.load(std::memory_order_acquire);
+      if (futex_wait ? gate == abi::kSerialThreads : gate != 0) {
+        t.untimed_follow = true;
+        t.untimed_release = futex_wait;
+        ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);
+      } else {
+        resume(tid);
+      }
+      return;
+    }
   }
   long result = 0;
   switch (timers_.on_call(tid, t.pid, r, &result)) {
@@ -425,8 +470,24 @@ void Tracer::on_syscall_stop(pid_t tid) {
     resume(tid);
     return;
   }
+  if (t.topping_up) {
+    on_top_up_stop(tid, t, info.op == PTRACE_SYSCALL_INFO_EXIT);
+    return;
+  }
   if (t.held) {
     on_held_stop(tid, t, info.op == PTRACE_SYSCALL_INFO_EXIT);
+    return;
+  }
+  if (t.untimed_follow) {
+    user_regs_struct r{};
+    if (info.op != PTRACE_SYSCALL_INFO_EXIT || !get_regs(tid, r) || interrupted_result(static_cast<long>(r.rax))) {
+      // Restarted after a signal, or interrupted by one: it restarts (stopping again) or returns EINTR.
+      if (info.op == PTRACE_SYSCALL_INFO_EXIT) t.untimed_follow = false;
+      ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);
+      return;
+    }
+    t.untimed_follow = false;
+    leave_wait(tid, t, r, t.untimed_release);
     return;
   }
   if (!t.in_wait || !t.follow) {

@@ -48,9 +48,17 @@ class Tracer {
     // are the registers its call returned with, given back when its process may run.
     bool held = false;
     user_regs_struct held_regs{};
+    // Released from a hold in an epoll wait: a second, non-blocking epoll_pwait runs into the
+    // rest of the program's buffer (serial_gate.cpp, top_up), whose events join the held ones.
+    bool topping_up = false;
     // Its rank among the threads its process made (0: the main thread), which orders the turns
     // of a process's held threads (abi::Header::serial_held_tid).
     uint32_t rank = 0;
+    // An untimed wait the serial gate follows to its exit, where it decides whether the thread
+    // may go on: an epoll wait (release false) or, with thread turns, a futex wait (true).
+    bool untimed_follow = false;
+    bool untimed_release = false;
+    bool seen = false;  // it has stopped before (a new thread's first stop is held)
   };
   struct Process {
     bool maps_read = false;
@@ -85,7 +93,9 @@ class Tracer {
   void forget(pid_t tid);
   // The serial gate (abi::Header::serial, serial_gate.cpp). At the exit of a wait (its registers
   // `r`, result set): holds the thread if another process has the tree, else resumes it.
-  void leave_wait(pid_t tid, Thread& t, const user_regs_struct& r);
+  void leave_wait(pid_t tid, Thread& t, const user_regs_struct& r, bool release = false);
+  void hold(pid_t tid, Thread& t, const user_regs_struct& r);
+  bool thread_turns() const;
   // A stop of a held thread: gives it back its call's result once its process may run, or puts
   // it back to sleep.
   void on_held_stop(pid_t tid, Thread& t, bool exit);
@@ -93,6 +103,10 @@ class Tracer {
   // held thread woken on serial_word (`release` true; only on its own turn).
   bool may_run(pid_t pid, pid_t tid, bool release) const;
   void put_to_sleep(pid_t tid, Thread& t);
+  // At the release of a held epoll wait: starts the top-up (true), or there is none to make.
+  bool top_up(pid_t tid, Thread& t);
+  void on_top_up_stop(pid_t tid, Thread& t, bool exit);
+  size_t merge_events(pid_t pid, uint64_t addr, size_t n, size_t m);
   // Where process `pid` sees Header::serial_word (in its mapping of the header page).
   uint64_t serial_word_in(pid_t pid);
   void publish_held();

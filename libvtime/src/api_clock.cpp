@@ -45,7 +45,16 @@ __attribute__((visibility("default"))) int vtime_ticks_on_request(void) {
 __attribute__((visibility("default"))) int vtime_serialize(void) {
   ProcessContext* c = context();
   if (!c) return -1;
-  c->seg->header.serial.store(1, std::memory_order_release);
+  // Never back from threads to processes: programs started since have their futex waits stopped.
+  uint32_t off = 0;
+  c->seg->header.serial.compare_exchange_strong(off, abi::kSerialProcesses, std::memory_order_acq_rel);
+  return 0;
+}
+
+__attribute__((visibility("default"))) int vtime_serialize_threads(void) {
+  ProcessContext* c = context();
+  if (!c) return -1;
+  c->seg->header.serial.store(abi::kSerialThreads, std::memory_order_release);
   return 0;
 }
 

@@ -38,14 +38,18 @@ int epoll_until(ProcessContext& c, int epfd, epoll_event* events, int maxevents,
 
 // `real` gets the wait's seq, the tag of a tagged call.
 template <typename Real>
-int infinite(ProcessContext& c, Real&& real) {
+int infinite(ProcessContext& c, int epfd, epoll_event* events, int maxevents, Real&& real) {
   int r, err;
   {
     WaitScope w(c, TimePoint::never(), abi::kReasonEpoll, abi::kWakeNone);
     r = real(w.seq());
     err = errno;
   }
-  if (r > 0) serial_hold(c);
+  if (r > 0 && serial_hold(c) && r < maxevents) {
+    // Look again (serial_gate.h): what came since the wait woke joins what it took then.
+    int m = libc().epoll_wait(epfd, events + r, maxevents - r, 0);
+    if (m > 0) r = static_cast<int>(merge_epoll_events(events, static_cast<size_t>(r), static_cast<size_t>(m)));
+  }
   errno = err;
   return r;
 }
@@ -58,7 +62,7 @@ int vtime_epoll_wait(int epfd, struct epoll_event* events, int maxevents, int ti
   ProcessContext* c = context();
   if (!c) return libc().epoll_wait(epfd, events, maxevents, timeout_ms);
   if (timeout_ms == 0) return charge_if_none(*c, libc().epoll_wait(epfd, events, maxevents, 0));
-  if (timeout_ms < 0) return infinite(*c, [&](uint64_t tag) { return tagged_epoll_wait(epfd, events, maxevents, nullptr, tag); });
+  if (timeout_ms < 0) return infinite(*c, epfd, events, maxevents, [&](uint64_t tag) { return tagged_epoll_wait(epfd, events, maxevents, nullptr, tag); });
   return epoll_until(*c, epfd, events, maxevents, now(*c) + milliseconds(timeout_ms), nullptr);
 }
 
@@ -66,7 +70,7 @@ int vtime_epoll_pwait(int epfd, struct epoll_event* events, int maxevents, int t
   ProcessContext* c = context();
   if (!c) return libc().epoll_pwait(epfd, events, maxevents, timeout_ms, sigmask);
   if (timeout_ms == 0) return charge_if_none(*c, libc().epoll_pwait(epfd, events, maxevents, 0, sigmask));
-  if (timeout_ms < 0) return infinite(*c, [&](uint64_t tag) { return tagged_epoll_wait(epfd, events, maxevents, sigmask, tag); });
+  if (timeout_ms < 0) return infinite(*c, epfd, events, maxevents, [&](uint64_t tag) { return tagged_epoll_wait(epfd, events, maxevents, sigmask, tag); });
   return epoll_until(*c, epfd, events, maxevents, now(*c) + milliseconds(timeout_ms), sigmask);
 }
 
@@ -77,7 +81,7 @@ int vtime_epoll_pwait2(int epfd, struct epoll_event* events, int maxevents, cons
   if (timeout && timeout->tv_sec == 0 && timeout->tv_nsec == 0) {
     return charge_if_none(*c, libc().epoll_pwait2(epfd, events, maxevents, timeout, sigmask));
   }
-  if (!timeout) return infinite(*c, [&](uint64_t tag) { return tagged_epoll_wait(epfd, events, maxevents, sigmask, tag); });
+  if (!timeout) return infinite(*c, epfd, events, maxevents, [&](uint64_t tag) { return tagged_epoll_wait(epfd, events, maxevents, sigmask, tag); });
   if (timeout->tv_sec < 0 || timeout->tv_nsec < 0 || timeout->tv_nsec >= 1000000000L) {
     errno = EINVAL;
     return -1;

@@ -25,7 +25,7 @@ int vtime_poll(struct pollfd* fds, nfds_t nfds, int timeout_ms) {
       r = tagged_ppoll(fds, nfds, nullptr, w.seq());
       err = errno;
     }
-    if (r > 0) serial_hold(*c);
+    if (r > 0 && serial_hold(*c)) r = refresh_poll(fds, nfds, r);
     errno = err;
     return r;
   }
@@ -49,7 +49,7 @@ int vtime_ppoll(struct pollfd* fds, nfds_t nfds, const struct timespec* timeout,
       r = tagged_ppoll(fds, nfds, sigmask, w.seq());
       err = errno;
     }
-    if (r > 0) serial_hold(*c);
+    if (r > 0 && serial_hold(*c)) r = refresh_poll(fds, nfds, r);
     errno = err;
     return r;
   }

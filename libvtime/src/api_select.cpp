@@ -50,6 +50,8 @@ int infinite(ProcessContext& c, Real&& real) {
     r = real();
     err = errno;
   }
+  // What a held select returns is what it saw when it woke: its sets are overwritten, there is
+  // nothing to look again with (poll and epoll look again: serial_gate.h).
   if (r > 0) serial_hold(c);
   errno = err;
   return r;

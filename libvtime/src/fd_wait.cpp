@@ -93,7 +93,7 @@ int poll_until(ProcessContext& c, pollfd* fds, nfds_t nfds, TimePoint deadline, 
     --r;
   }
   for (nfds_t i = 0; i < nfds; ++i) fds[i].revents = all[i].revents;
-  if (r > 0) serial_hold(c);
+  if (r > 0 && serial_hold(c)) r = refresh_poll(fds, nfds, r);
   return r;
 }
 

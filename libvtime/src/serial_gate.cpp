@@ -2,15 +2,18 @@
 #include "serial_gate.h"
 
 #include "futex.h"
+#include "libc.h"
+
+#include <vector>
 
 #include <cerrno>
 
 namespace vtime::detail {
 
-void serial_hold(ProcessContext& c) {
+bool serial_hold(ProcessContext& c) {
   auto& h = c.seg->header;
-  if (h.serial.load(std::memory_order_acquire) == 0) return;
-  if (h.serial_active.load(std::memory_order_acquire) == c.pid) return;
+  if (h.serial.load(std::memory_order_acquire) == 0) return false;
+  if (h.serial_active.load(std::memory_order_acquire) == c.pid) return false;
   int saved_errno = errno;
   auto& held = c.seg->processes[c.proc_index].held;
   held.fetch_add(1, std::memory_order_acq_rel);
@@ -26,6 +29,20 @@ void serial_hold(ProcessContext& c) {
   held.fetch_sub(1, std::memory_order_acq_rel);
   notify_activity(*c.seg);
   errno = saved_errno;
+  return true;
+}
+
+int refresh_poll(pollfd* fds, nfds_t nfds, int held_result) {
+  int saved_errno = errno;
+  std::vector<short> held(nfds);
+  for (nfds_t i = 0; i < nfds; ++i) held[i] = fds[i].revents;
+  int n = libc().poll(fds, nfds, 0);
+  if (n <= 0) {
+    for (nfds_t i = 0; i < nfds; ++i) fds[i].revents = held[i];
+    n = held_result;
+  }
+  errno = saved_errno;
+  return n;
 }
 
 }  // namespace vtime::detail

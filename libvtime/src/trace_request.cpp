@@ -293,6 +293,36 @@ constexpr sock_filter kRandom[kRandomLen] = {
     /* 5 kRandomTrace */ stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
 };
 
+// The serial gate (Header::serial) decides at the exit of a wait whether the thread may go on
+// (tracer/serial_gate.cpp). Timed waits stop already; with the gate on, epoll waits without a
+// timeout stop too (Go's poller blocks so when its program has no timer), and with thread
+// turns every futex wait (how a Go runtime's threads park and wake each other).
+enum : uint8_t { kUntimedAllow = 7, kUntimedTrace = 8, kUntimedLen = 9 };
+constexpr sock_filter kUntimedEpoll[kUntimedLen] = {
+    /* 0 */ stmt(kLd, kArchOff),
+    /* 1 */ jump(1, BPF_JEQ, AUDIT_ARCH_X86_64, 2, kUntimedAllow),
+    /* 2 */ stmt(kLd, kNrOff),
+    /* 3 */ jump(3, BPF_JEQ, SYS_epoll_wait, 5, 4),
+    /* 4 */ jump(4, BPF_JEQ, SYS_epoll_pwait, 5, kUntimedAllow),
+    /* 5 */ stmt(kLd, arg_lo(3)),
+    /* 6 */ jump(6, BPF_JSET, 0x80000000u, kUntimedTrace, kUntimedAllow),  // a negative timeout
+    /* 7 kUntimedAllow */ stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    /* 8 kUntimedTrace */ stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
+};
+enum : uint8_t { kFutexWaitAllow = 8, kFutexWaitTrace = 9, kFutexWaitLen = 10 };
+constexpr sock_filter kFutexWaits[kFutexWaitLen] = {
+    /* 0 */ stmt(kLd, kArchOff),
+    /* 1 */ jump(1, BPF_JEQ, AUDIT_ARCH_X86_64, 2, kFutexWaitAllow),
+    /* 2 */ stmt(kLd, kNrOff),
+    /* 3 */ jump(3, BPF_JEQ, SYS_futex, 4, kFutexWaitAllow),
+    /* 4 */ stmt(kLd, arg_lo(1)),
+    /* 5 */ stmt(BPF_ALU | BPF_AND | BPF_K, 0x7f),
+    /* 6 */ jump(6, BPF_JEQ, FUTEX_WAIT, kFutexWaitTrace, 7),
+    /* 7 */ jump(7, BPF_JEQ, FUTEX_WAIT_BITSET, kFutexWaitTrace, kFutexWaitAllow),
+    /* 8 kFutexWaitAllow */ stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    /* 9 kFutexWaitTrace */ stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
+};
+
 long install_filter(const sock_filter* filter, uint16_t len) {
   sock_fprog prog{len, const_cast<sock_filter*>(filter)};
   return raw_syscall6(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, reinterpret_cast<long>(&prog), 0, 0, 0);
@@ -302,7 +332,7 @@ bool has_cap_sys_admin() { return has_capability(0, CAP_SYS_ADMIN); }
 
 }  // namespace
 
-int install_trace_filter() {
+int install_trace_filter(uint32_t serial) {
   // Without CAP_SYS_ADMIN, the kernel takes a filter only under no_new_privs (a set-user-ID
   // program executed from here on gains no privileges: docs/tracer.md).
   if (!has_cap_sys_admin()) {
@@ -314,6 +344,8 @@ int install_trace_filter() {
   long r = install_filter(kGuard, kGuardLen);
   if (r == 0) r = install_filter(kFilter, kFilterLen);
   if (r == 0) r = install_filter(kRandom, kRandomLen);
+  if (r == 0 && serial != 0) r = install_filter(kUntimedEpoll, kUntimedLen);
+  if (r == 0 && serial == abi::kSerialThreads) r = install_filter(kFutexWaits, kFutexWaitLen);
   return r == 0 ? 0 : static_cast<int>(-r);
 }
 

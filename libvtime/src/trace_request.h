@@ -36,7 +36,9 @@ int request_trace(abi::Segment& seg);
 // forks) on timed waits for the tracer. Sets no_new_privs first unless the thread has
 // CAP_SYS_ADMIN. 0 or an errno. Async-signal-safe. Only once request_trace succeeded: a filtered
 // call with no tracer attached fails with ENOSYS. getrandom stops too (tracer/determinism.h).
-int install_trace_filter();
+// `serial` is the session's Header::serial: with the gate on, untimed epoll waits stop too, and
+// with thread turns every futex wait (tracer/serial_gate.cpp).
+int install_trace_filter(uint32_t serial);
 
 // The clock guard of a process that may set the time (CAP_SYS_TIME permitted) and may install a
 // filter without no_new_privs (CAP_SYS_ADMIN effective): a seccomp filter that stops every

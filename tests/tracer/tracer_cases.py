@@ -58,6 +58,15 @@ and static_timers (statically linked C programs).
                         held while their parent computes, run one after another in the order
                         the child made them (the first computes before printing: released
                         together, the second would print first), twice the same;
+  serial_topup          the gate and an epoll wait's result, static C: a child whose epoll wait
+                        ended at its parent's first write (held while the parent computes and
+                        writes a second socket) gets both events at its release, "events 2:
+                        a b" (the kernel had handed it one), with and without a timeout, static
+                        (the tracer holds it) and dynamic (the shim), each twice the same;
+  serial_futex          --serialize-threads, static C: two threads woken together by a futex
+                        wake of their process's main thread run one after another in the order
+                        they were made, "A" then "B" (A computes before printing), twice the
+                        same;
   go_random             Go's map iteration order and select among ready channels (seeded from
                         AT_RANDOM and the time-stamp counter, also on a new thread), and
                         crypto/rand's bytes (getrandom): two native runs differ, two runs under
@@ -77,7 +86,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 UNPRIVILEGED = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 CASES = ["go_static", "go_cgo", "go_unprivileged", "go_via_shell", "go_spawns", "go_spin", "static_c", "static_signal", "static_timers", "go_raw_timers",
          "real_timeout", "etcd", "kill_vtime", "settime_static", "settime_dynamic", "settime_go", "go_spin_real",
-         "serial_gate", "serial_gate_go", "serial_gate_dynamic", "serial_threads", "go_random"]
+         "serial_gate", "serial_gate_go", "serial_gate_dynamic", "serial_threads", "serial_topup", "serial_futex",
+         "go_random"]
 USERNS_ROOT = ["unshare", "--user", "--map-root-user"]
 SKIP = 77  # ctest's SKIP_RETURN_CODE
 
@@ -309,6 +319,24 @@ def main():
         if outs[0] != outs[1]:
             fail("two runs differ")
         run(args, [b("serial_threads")])  # without the gate B usually prints first (not checked)
+    elif c in ("serial_topup", "serial_futex"):
+        if c == "serial_topup":
+            gate, want = "--serialize", "events 2: a b\n"
+            progs = [[b(p)] + more for p in ("serial_topup", "dynamic_serial_topup") for more in ([], ["untimed"])]
+        else:
+            gate, want, progs = "--serialize-threads", "A\nB\n", [[b(c)]]
+        for prog in progs:
+            outs = []
+            for _ in range(2):
+                r = run(args, prog, extra=[gate, "--stats"])
+                if r.returncode != 0:
+                    fail("%s: exit %d" % (" ".join(prog), r.returncode))
+                outs.append(r.stdout)
+            if outs[0] != want:
+                fail("%s: got %r, want %r" % (" ".join(prog), outs[0], want))
+            if outs[0] != outs[1]:
+                fail("%s: two runs differ" % " ".join(prog))
+        run(args, progs[0])  # without the gate: usually "events 1: a" / "B" first (not checked)
     elif c == "go_random":
         native = [subprocess.run([b("random")], capture_output=True, text=True, timeout=60).stdout for _ in range(2)]
         print("natively:\n" + "".join(native))

@@ -22,7 +22,7 @@
 namespace vtime::abi {
 
 inline constexpr uint64_t kMagic = 0x31454d4954565f56ULL;  // "V_VTIME1", little-endian
-inline constexpr uint32_t kVersion = 11;  // 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
+inline constexpr uint32_t kVersion = 12;  // 12: thread turns over every futex wait; 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
 inline constexpr uint32_t kWaiterSlots = 4096;
 inline constexpr uint32_t kProcessSlots = 512;
 inline constexpr uint32_t kThreadStatSlots = 4096;
@@ -102,6 +102,11 @@ struct alignas(64) TraceRequest {
 inline constexpr uint32_t kTraceRequests = 16;
 // Processes that may have threads held by the serial gate at once (Header::serial_held).
 inline constexpr uint32_t kSerialHeld = 64;
+// Header::serial: one process at a time, or one thread at a time (vtime_serialize_threads: a
+// traced program's futex waits stop too, a thread woken by another thread of its process is held
+// until its turn, and new threads wait for theirs).
+inline constexpr uint32_t kSerialProcesses = 1;
+inline constexpr uint32_t kSerialThreads = 2;
 
 // Tagged fd waits (libvtime/src/fd_wait.h): the real ppoll/epoll_pwait of an intercepted wait,
 // with no signal mask, carries kTaggedWaitMark | the wait slot's seq in the (then ignored)

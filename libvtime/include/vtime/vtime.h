@@ -72,6 +72,16 @@ int vtime_settle(void);
  * vtime_request_tick. */
 int vtime_serialize(void);
 
+/* vtime_serialize, and one thread at a time within each traced process: a thread woken by
+ * another thread of its process (a futex wake, data on its descriptors) is held until that one
+ * waits, then the held threads run one after another in the order their process made them, and
+ * new threads wait for their turn. A Go runtime hands its processor from thread to thread, and
+ * each thread draws from its own random generator (map iteration, select): with processes alone
+ * serialised, which thread took the processor first was a race. Programs executed from now on are
+ * covered (their futex waits stop for the tracer). Dearer: one more ptrace stop per futex wait
+ * and an idle decision per hand-over (docs/design.md). Returns 0, or -1 outside a session. */
+int vtime_serialize_threads(void);
+
 /* The session's CPU-time model (--cpu-model): 0 zero, 1 calls, 2 real; -1 outside a session. For
  * a scheduler whose determinism depends on it (vtime-k8s warns under anything but zero).
  * Exported by the shim like vtime_request_tick. */
