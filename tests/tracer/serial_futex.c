@@ -12,15 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static _Atomic int go_word = 0;
+#include "compute_ms.h"
 
-static void compute_ms(long ms) {
-  struct timespec t0, t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-  do {
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  } while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
-}
+static _Atomic int go_word = 0;
 
 static void* waiter(void* arg) {
   const char* name = arg;
