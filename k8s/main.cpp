@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
                  "while another runs waits until that one is idle, and so does a thread of a component woken by "
                  "another of its threads), so what each reads from its sockets at one virtual instant, and the "
                  "order in which a Go runtime's threads take its processor, do not depend on real-time races; on: "
-                 "one component at a time, its threads together (a third faster; schedules of long workloads may "
+                 "one component at a time, its threads together (about a tenth faster; schedules of long workloads may "
                  "differ between runs); off: they run concurrently, as in a real cluster (docs/k8s.md)")
       ->check(CLI::IsMember({"on", "threads", "off"}))
       ->capture_default_str();
