@@ -323,6 +323,7 @@ void Tracer::on_call(pid_t tid) {
     ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);
     return;
   }
+  // Clock setting first, wherever the call comes from: no raw call may reach the host's clock.
   if (emulate_clock_set(tid, t.pid, r, seg_)) {
     resume(tid);
     return;
