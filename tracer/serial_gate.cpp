@@ -115,10 +115,11 @@ void Tracer::on_held_stop(pid_t tid, Thread& t, bool exit) {
   VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: released", static_cast<int>(tid));
   t.held = false;
   publish_held();
-  if (top_up(tid, t)) return;
+  int sig = 0;  // a signal that came during the top-up, delivered as the thread goes on
+  top_up(tid, t, &sig);
   if (!set_regs(tid, t.held_regs)) return;
   detail::notify_activity(seg_);
-  resume(tid);
+  resume(tid, sig);
 }
 
 // An epoll wait's result was taken when the thread woke, at some real-time instant while the
@@ -127,46 +128,18 @@ void Tracer::on_held_stop(pid_t tid, Thread& t, bool exit) {
 // event or both). Run once more without blocking at the release, every process that had its
 // turn before has written everything: what the program gets no longer depends on real time.
 // The events already taken stay first (edge-triggered ones would not be reported again).
-bool Tracer::top_up(pid_t tid, Thread& t) {
-  const user_regs_struct& h = t.held_regs;
+void Tracer::top_up(pid_t tid, Thread& t, int* sig) {
+  user_regs_struct& h = t.held_regs;
   const long nr = static_cast<long>(h.orig_rax);
   const long n = static_cast<long>(h.rax);
   const long max = static_cast<int>(h.rdx);
-  if ((nr != SYS_epoll_wait && nr != SYS_epoll_pwait && nr != SYS_epoll_pwait2) || n < 0 || n >= max) return false;
-  user_regs_struct r = h;
-  r.rip -= 2;  // the call's syscall instruction
-  r.rax = SYS_epoll_pwait;
-  r.orig_rax = static_cast<unsigned long long>(-1);
-  r.rsi = h.rsi + static_cast<unsigned long long>(n) * sizeof(epoll_event);
-  r.rdx = static_cast<unsigned long long>(max - n);
-  r.r10 = 0;  // no timeout: only what is ready now
-  r.r8 = 0;   // the mask the thread has
-  r.r9 = 8;
-  if (!set_regs(tid, r)) return true;  // died meanwhile
-  t.topping_up = true;
-  detail::notify_activity(seg_);
-  ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);
-  return true;
-}
-
-void Tracer::on_top_up_stop(pid_t tid, Thread& t, bool exit) {
-  user_regs_struct r{};
-  if (!exit || !get_regs(tid, r)) {
-    ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);
-    return;
-  }
-  if (interrupted_result(static_cast<long>(r.rax))) {
-    ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);  // a signal: the call runs again after it
-    return;
-  }
-  t.topping_up = false;
-  user_regs_struct out = t.held_regs;
-  long m = static_cast<long>(r.rax);
-  VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: topped up %ld events with %ld", static_cast<int>(tid),
-             static_cast<long>(out.rax), m);
-  if (m > 0) out.rax = static_cast<unsigned long long>(merge_events(t.pid, out.rsi, static_cast<size_t>(out.rax), static_cast<size_t>(m)));
-  if (!set_regs(tid, out)) return;
-  resume(tid);
+  if ((nr != SYS_epoll_wait && nr != SYS_epoll_pwait && nr != SYS_epoll_pwait2) || n < 0 || n >= max) return;
+  // The call's own syscall instruction, no timeout (only what is ready now), the thread's mask.
+  const uint64_t rest = h.rsi + static_cast<uint64_t>(n) * sizeof(epoll_event);
+  auto m = remote_syscall(tid, h.rip - 2, sig, SYS_epoll_pwait, static_cast<long>(h.rdi), static_cast<long>(rest), max - n, 0,
+                          0, 8);
+  VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: topped up %ld events with %ld", static_cast<int>(tid), n, m ? *m : -1L);
+  if (m && *m > 0) h.rax = merge_events(t.pid, h.rsi, static_cast<size_t>(n), static_cast<size_t>(*m));
 }
 
 // The program's n + m events, merged as the shim merges its own (merge_epoll_events).

@@ -67,7 +67,7 @@ Tracer::Thread& Tracer::thread(pid_t tid) {
 void Tracer::resume(pid_t tid, int sig) {
   // A thread the serial gate holds stays followed call by call until it is given back its result.
   auto it = threads_.find(tid);
-  int request = it != threads_.end() && (it->second.held || it->second.topping_up) ? PTRACE_SYSCALL : PTRACE_CONT;
+  int request = it != threads_.end() && it->second.held ? PTRACE_SYSCALL : PTRACE_CONT;
   ptrace(static_cast<__ptrace_request>(request), tid, nullptr, reinterpret_cast<void*>(static_cast<long>(sig)));
 }
 
@@ -469,10 +469,6 @@ void Tracer::on_syscall_stop(pid_t tid) {
   if (timers_.creating(tid)) {
     if (info.op == PTRACE_SYSCALL_INFO_EXIT) timers_.created(tid, t.pid, static_cast<long>(info.exit.rval));
     resume(tid);
-    return;
-  }
-  if (t.topping_up) {
-    on_top_up_stop(tid, t, info.op == PTRACE_SYSCALL_INFO_EXIT);
     return;
   }
   if (t.held) {

@@ -48,9 +48,6 @@ class Tracer {
     // are the registers its call returned with, given back when its process may run.
     bool held = false;
     user_regs_struct held_regs{};
-    // Released from a hold in an epoll wait: a second, non-blocking epoll_pwait runs into the
-    // rest of the program's buffer (serial_gate.cpp, top_up), whose events join the held ones.
-    bool topping_up = false;
     // Its rank among the threads its process made (0: the main thread), which orders the turns
     // of a process's held threads (abi::Header::serial_held_tid).
     uint32_t rank = 0;
@@ -103,9 +100,10 @@ class Tracer {
   // held thread woken on serial_word (`release` true; only on its own turn).
   bool may_run(pid_t pid, pid_t tid, bool release) const;
   void put_to_sleep(pid_t tid, Thread& t);
-  // At the release of a held epoll wait: starts the top-up (true), or there is none to make.
-  bool top_up(pid_t tid, Thread& t);
-  void on_top_up_stop(pid_t tid, Thread& t, bool exit);
+  // At the release of a held epoll wait: a second, non-blocking epoll_pwait into the rest of the
+  // program's buffer, whose events join the held ones in t.held_regs (a signal stopping the
+  // thread meanwhile lands in *sig).
+  void top_up(pid_t tid, Thread& t, int* sig);
   size_t merge_events(pid_t pid, uint64_t addr, size_t n, size_t m);
   // Where process `pid` sees Header::serial_word (in its mapping of the header page).
   uint64_t serial_word_in(pid_t pid);
