@@ -3,6 +3,7 @@
 
 #include "cluster.h"
 #include "bridge_run.h"
+#include "private_network.h"
 #include "vtime_hooks.h"
 
 #include <vtime/protocol/codec.h>
@@ -43,6 +44,8 @@ class Bridge {
     sock_ = zmq::socket_t(ctx_, zmq::socket_type::rep);
     sock_.set(zmq::sockopt::linger, 1000);
     sock_.bind(o.endpoint);
+    // After the bind (a tcp:// endpoint stays reachable from the host), before any component.
+    if (o.private_network) enter_network();
     // Every decision of ours is a binding heard on the watch, which asks for a tick: the timers
     // of etcd, the API server and the scheduler have nothing to tell Batsim by themselves.
     bridges::ticks_on_request();
@@ -57,6 +60,28 @@ class Bridge {
                       "for clock reads whose number varies from run to run, so schedules may too; use --cpu-model "
                       "zero (the default of `vtime k8s`), see docs/k8s.md\n",
               m == 1 ? "calls" : "real");
+    }
+  }
+
+  // Only this thread and the children it makes from now on change namespace: ZeroMQ's threads
+  // keep the host's network, which an ipc:// endpoint (vtime run's) does not need anyway.
+  void enter_network() {
+    auto net = bridges::enter_private_network();
+    switch (net.where) {
+      case bridges::Network::kPrivate:
+        if (!net.why.empty()) {
+          fprintf(stderr, "vtime-k8s: warning: the run's loopback acknowledges with TCP's usual delays (%s); "
+                          "schedules may then differ between runs (docs/k8s.md)\n", net.why.c_str());
+        }
+        break;
+      case bridges::Network::kHost:
+        fprintf(stderr, "vtime-k8s: warning: no network namespace of the run's own (%s): the components use the "
+                        "host's loopback, whose delayed acknowledgements run in real time, so schedules may differ "
+                        "between runs; run as root, or pass --network host to silence this (docs/k8s.md)\n",
+                net.why.c_str());
+        break;
+      case bridges::Network::kBroken:
+        throw std::runtime_error("the run's network namespace: " + net.why);
     }
   }
 

@@ -41,6 +41,9 @@ struct BridgeOptions {
   // and with `serialize_threads` one thread of it (vtime_serialize_threads).
   bool serialize = true;
   bool serialize_threads = true;
+  // The components in a network namespace of the run's own whose loopback acknowledges at once
+  // (bridges/private_network.h): TCP's real-time timers then never decide what a component reads.
+  bool private_network = true;
   int start_timeout_s = 300;        // virtual seconds each component may take to come up
 };
 

@@ -156,6 +156,9 @@ void Cluster::start() {
       bin("kube-apiserver"),
       "--etcd-servers=" + url(etcd_port_),
       "--bind-address=127.0.0.1",
+      // Not the address of the host's default route: the run's own network has only a loopback
+      // (bridges/private_network.h), and the host's address has no business in the run.
+      "--advertise-address=127.0.0.1",
       "--secure-port=" + std::to_string(apiserver_port_),
       "--cert-dir=" + o_.dir + "/certs",
       "--token-auth-file=" + o_.dir + "/tokens.csv",

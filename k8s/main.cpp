@@ -73,6 +73,14 @@ int main(int argc, char** argv) {
                  "differ between runs); off: they run concurrently, as in a real cluster (docs/k8s.md)")
       ->check(CLI::IsMember({"on", "threads", "off"}))
       ->capture_default_str();
+  std::string network = "private";
+  app.add_option("--network", network,
+                 "private: the components run in a network namespace of the run's own, whose loopback "
+                 "acknowledges every TCP segment at once, so TCP's real-time timers (delayed acknowledgements, "
+                 "loss probes) never decide what a component reads, and the run's ports collide with nothing "
+                 "(needs root; otherwise a warning and the host's network); host: the host's loopback (docs/k8s.md)")
+      ->check(CLI::IsMember({"private", "host"}))
+      ->capture_default_str();
   app.add_option("--dir", o.dir,
                  "The run's directory: configuration, credentials, etcd's data, the components' logs "
                  "(default: PREFIX_k8s under `vtime run -e PREFIX`)")
@@ -95,6 +103,7 @@ int main(int argc, char** argv) {
   o.submission_priority = priority == "submission";
   o.serialize = serial != "off";
   o.serialize_threads = serial == "threads";
+  o.private_network = network == "private";
   if (o.dir.empty()) {
     std::fprintf(stderr, "vtime-k8s: give --dir DIR (or run it under `vtime run -e PREFIX`)\n");
     return vtime::k8s::kBridgeUsage;

@@ -19,6 +19,10 @@ class Failure(Exception):
     pass
 
 
+class Skip(Exception):
+    """A case that cannot run here (exit 77), e.g. one that needs root."""
+
+
 def check(cond, msg):
     if not cond:
         raise Failure(msg)
@@ -140,5 +144,8 @@ def main(cases, options, make_case, skip_reason):
     except Failure as e:
         print("FAIL %s: %s" % (args.case, e))
         return 1
+    except Skip as e:
+        print("SKIP: %s" % e)
+        return 77
     finally:
         c.cleanup()

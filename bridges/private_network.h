@@ -1,0 +1,40 @@
+// A private loopback for the daemons a bridge starts, where TCP acknowledges at once.
+//
+// On the host's loopback the kernel delays an acknowledgement by up to 40-200 ms of *real* time
+// (delayed ACK), and the sender's tail-loss probe re-sends a segment when an acknowledgement is
+// late. Under vtime a receiver held for its turn reads nothing while the sender's timers run in
+// real time, so when a sender's buffer empties, when it may write again and what it re-sends
+// depended on how fast the machine was: two vtime-k8s runs of one workload ended in one of three
+// schedules (docs/k8s.md "Determinism"). In a network namespace of its own the run's loopback
+// routes carry the `quickack` attribute (as `ip route ... quickack 1` sets): every segment is
+// acknowledged as it arrives, in the sender's own system call, and no real-time timer of TCP
+// fires. The run's ports cannot collide with anything else on the machine either.
+//
+// Needs CAP_SYS_ADMIN (root) or unprivileged user namespaces; without them the caller goes on
+// with the host's network and says so.
+//
+// Example (first thing in main, before any thread is started):
+//     auto net = bridges::enter_private_network();
+//     if (net.where == bridges::Network::kBroken) return fail(net.why);
+//     if (net.where == bridges::Network::kHost) fprintf(stderr, "warning: %s\n", net.why.c_str());
+#pragma once
+
+#include <string>
+
+namespace vtime::bridges {
+
+struct Network {
+  enum Where {
+    kPrivate,  // a namespace of its own, loopback up, acknowledging at once (`why` may say what of
+               // that failed: quickack, then the run works but is not protected from the timers)
+    kHost,     // no namespace could be made: still on the host's network (`why` says why)
+    kBroken,   // in a new namespace whose loopback could not be brought up (`why`)
+  } where;
+  std::string why;
+};
+
+// Moves the calling process (and every child it makes from now on) into a new network namespace
+// whose loopback is up and acknowledges at once.
+Network enter_private_network();
+
+}  // namespace vtime::bridges
