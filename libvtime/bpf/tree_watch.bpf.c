@@ -22,6 +22,17 @@
 // A wake-up racing a switch-out is counted either way round: waking sets PEND before the
 // switch-out clears RUN, or after it (then the thread was inactive for a moment and the waker,
 // running, is what keeps the tree busy).
+//
+// Network receive work counts too, one per cpu that has some (`net_rx`). A TCP segment on the
+// loopback is handed to the receiver in a softirq; usually the sender's own system call runs it
+// before returning, but the kernel may leave it to a later interrupt or to ksoftirqd, after the
+// sender went to sleep: the tree then looked idle while data was on its way to a process of it,
+// which read it or not depending on how fast the machine was (seen: ~2 such deliveries in a
+// vtime-k8s burst run, outside any thread of the tree). A cpu is active from the NET_RX raise
+// until its handler returns with nothing raised again; the receiver's wake-up, inside the
+// handler, makes the receiver active before that. Raises from a device's interrupt between the
+// kernel's snapshot of its pending work and the handler's entry may be missed; the loopback
+// raises with interrupts on and softirqs off, never there.
 #include <linux/types.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -53,6 +64,8 @@ struct {
 #define PEND 4u
 #define ACTIVE (RUN | PEND)
 
+#define NET_RX_SOFTIRQ 3
+
 // Kernel task states (include/linux/sched.h; stable since 5.14).
 #define TASK_INTERRUPTIBLE 0x1u
 #define TASK_DEAD 0x80u
@@ -69,6 +82,15 @@ struct tree_counters {
   __u32 lost;        // children that could not be tracked: the count is no longer complete
   __u32 pad;
 } counters = {};
+
+// Per cpu: PEND (NET_RX raised, its handler not entered), RUN (the handler runs). A map of its
+// own: user space maps .bss as the counters alone.
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, __u32);
+} net_rx SEC(".maps");
 
 static __always_inline void account(__u32 old, int now_active) {
   int was_active = (old & ACTIVE) != 0;
@@ -151,6 +173,36 @@ int BPF_PROG(tree_switch, _Bool preempt, struct task_struct *prev, struct task_s
   }
   __u32 *n = bpf_task_storage_get(&tree_tasks, next, 0, 0);
   if (n) account(__sync_fetch_and_or(n, RUN), 1);
+  return 0;
+}
+
+static __always_inline __u32 *net_rx_word(void) {
+  __u32 zero = 0;
+  return bpf_map_lookup_elem(&net_rx, &zero);
+}
+
+SEC("tp_btf/softirq_raise")
+int BPF_PROG(tree_net_raise, unsigned int vec) {
+  __u32 *w = vec == NET_RX_SOFTIRQ ? net_rx_word() : 0;
+  if (w) account(__sync_fetch_and_or(w, PEND), 1);
+  return 0;
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(tree_net_entry, unsigned int vec) {
+  __u32 *w = vec == NET_RX_SOFTIRQ ? net_rx_word() : 0;
+  if (!w) return 0;
+  account(__sync_fetch_and_or(w, RUN), 1);  // before PEND goes: never inactive in between
+  __sync_fetch_and_and(w, ~PEND);
+  return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(tree_net_exit, unsigned int vec) {
+  __u32 *w = vec == NET_RX_SOFTIRQ ? net_rx_word() : 0;
+  if (!w) return 0;
+  __u32 old = __sync_fetch_and_and(w, ~RUN);
+  account(old, (old & PEND) != 0);  // raised again meanwhile: active until it runs
   return 0;
 }
 
