@@ -1,7 +1,7 @@
 // A network namespace of the run's own whose loopback acknowledges at once (see private_network.h).
 #include "private_network.h"
 
-#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <fcntl.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -85,23 +85,24 @@ struct RouteRequest {
   }
 };
 
-// Replaces the kernel's local route to `dst`/`prefix` on lo by the same route with quickack set.
-std::optional<std::string> quickack_route(int nl, int family, const void* dst, size_t dst_len, int prefix,
-                                          const void* src, unsigned lo_index, unsigned seq) {
+// Replaces the kernel's local route to `dst`/`prefix` on lo (source 127.0.0.1) by the same route
+// with quickack set.
+std::optional<std::string> quickack_route(int nl, in_addr dst, int prefix, unsigned lo_index, unsigned seq) {
+  in_addr src{htonl(INADDR_LOOPBACK)};
   RouteRequest req{};
   req.header.nlmsg_len = NLMSG_LENGTH(sizeof(rtmsg));
   req.header.nlmsg_type = RTM_NEWROUTE;
   req.header.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE;
   req.header.nlmsg_seq = seq;
-  req.route.rtm_family = static_cast<unsigned char>(family);
+  req.route.rtm_family = AF_INET;
   req.route.rtm_dst_len = static_cast<unsigned char>(prefix);
   req.route.rtm_table = RT_TABLE_LOCAL;
   req.route.rtm_protocol = RTPROT_KERNEL;
   req.route.rtm_scope = RT_SCOPE_HOST;
   req.route.rtm_type = RTN_LOCAL;
-  req.add(RTA_DST, dst, dst_len);
+  req.add(RTA_DST, &dst, sizeof dst);
   req.add(RTA_OIF, &lo_index, sizeof lo_index);
-  if (src) req.add(RTA_PREFSRC, src, dst_len);
+  req.add(RTA_PREFSRC, &src, sizeof src);
   uint32_t priority = 0;
   req.add(RTA_PRIORITY, &priority, sizeof priority);
   rtattr* metrics = req.add(RTA_METRICS, nullptr, 0);
@@ -141,12 +142,9 @@ Network enter_private_network() {
   if (lo == 0) return no_quickack(sys_error("if_nametoindex(lo)", errno));
   int nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
   if (nl < 0) return no_quickack(sys_error("socket(NETLINK_ROUTE)", errno));
-  in_addr net{}, host{};
-  inet_pton(AF_INET, "127.0.0.0", &net);
-  inet_pton(AF_INET, "127.0.0.1", &host);
   // Connections to 127.0.0.1 use the /32 route, others in 127/8 the /8 one.
-  auto err = quickack_route(nl, AF_INET, &net, sizeof net, 8, &host, lo, 1);
-  if (!err) err = quickack_route(nl, AF_INET, &host, sizeof host, 32, &host, lo, 2);
+  auto err = quickack_route(nl, in_addr{htonl(IN_LOOPBACKNET << IN_CLASSA_NSHIFT)}, 8, lo, 1);
+  if (!err) err = quickack_route(nl, in_addr{htonl(INADDR_LOOPBACK)}, 32, lo, 2);
   // ::1 keeps the usual acknowledgements: the kernel's route to it has metric 0, which a route
   // given through rtnetlink cannot have (0 means the default, 1024), and the daemons vtime starts
   // listen on 127.0.0.1.

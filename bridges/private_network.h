@@ -10,10 +10,12 @@
 // acknowledged as it arrives, in the sender's own system call, and no real-time timer of TCP
 // fires. The run's ports cannot collide with anything else on the machine either.
 //
-// Needs CAP_SYS_ADMIN (root) or unprivileged user namespaces; without them the caller goes on
-// with the host's network and says so.
+// Needs CAP_SYS_ADMIN (root); without it, a new user namespace is tried, which the kernel allows
+// only in a process that has no other thread yet. Otherwise the caller goes on with the host's
+// network and says so. Only the calling thread and the children it makes afterwards change
+// network: sockets and threads made before (vtime-k8s's ZeroMQ ones) keep the host's.
 //
-// Example (first thing in main, before any thread is started):
+// Example:
 //     auto net = bridges::enter_private_network();
 //     if (net.where == bridges::Network::kBroken) return fail(net.why);
 //     if (net.where == bridges::Network::kHost) fprintf(stderr, "warning: %s\n", net.why.c_str());

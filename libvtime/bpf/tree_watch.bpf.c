@@ -176,21 +176,22 @@ int BPF_PROG(tree_switch, _Bool preempt, struct task_struct *prev, struct task_s
   return 0;
 }
 
-static __always_inline __u32 *net_rx_word(void) {
+// This cpu's word when `vec` is NET_RX, else 0 (the other softirqs do not count).
+static __always_inline __u32 *net_rx_word(unsigned int vec) {
   __u32 zero = 0;
-  return bpf_map_lookup_elem(&net_rx, &zero);
+  return vec == NET_RX_SOFTIRQ ? bpf_map_lookup_elem(&net_rx, &zero) : 0;
 }
 
 SEC("tp_btf/softirq_raise")
 int BPF_PROG(tree_net_raise, unsigned int vec) {
-  __u32 *w = vec == NET_RX_SOFTIRQ ? net_rx_word() : 0;
+  __u32 *w = net_rx_word(vec);
   if (w) account(__sync_fetch_and_or(w, PEND), 1);
   return 0;
 }
 
 SEC("tp_btf/softirq_entry")
 int BPF_PROG(tree_net_entry, unsigned int vec) {
-  __u32 *w = vec == NET_RX_SOFTIRQ ? net_rx_word() : 0;
+  __u32 *w = net_rx_word(vec);
   if (!w) return 0;
   account(__sync_fetch_and_or(w, RUN), 1);  // before PEND goes: never inactive in between
   __sync_fetch_and_and(w, ~PEND);
@@ -199,7 +200,7 @@ int BPF_PROG(tree_net_entry, unsigned int vec) {
 
 SEC("tp_btf/softirq_exit")
 int BPF_PROG(tree_net_exit, unsigned int vec) {
-  __u32 *w = vec == NET_RX_SOFTIRQ ? net_rx_word() : 0;
+  __u32 *w = net_rx_word(vec);
   if (!w) return 0;
   __u32 old = __sync_fetch_and_and(w, ~RUN);
   account(old, (old & PEND) != 0);  // raised again meanwhile: active until it runs
