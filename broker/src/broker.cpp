@@ -112,7 +112,8 @@ class Conversation {
     sched_.set(zmq::sockopt::linger, 0);
     // ZeroMQ retries a connection on a real-time timer; keep that start-up wait short.
     sched_.set(zmq::sockopt::reconnect_ivl, 2);
-    if (zmq_socket_monitor(sched_.handle(), "inproc://vtime-broker-monitor", ZMQ_EVENT_CONNECTED) != 0) {
+    int events = ZMQ_EVENT_CONNECTED | (opts_.sync == SyncPolicy::kTimeout ? ZMQ_EVENT_HANDSHAKE_SUCCEEDED : 0);
+    if (zmq_socket_monitor(sched_.handle(), "inproc://vtime-broker-monitor", events) != 0) {
       throw Stop(kExitInternal, "cannot monitor the scheduler socket");
     }
     monitor_ = zmq::socket_t(ctx_, zmq::socket_type::pair);
@@ -151,8 +152,7 @@ class Conversation {
       zmq::pollitem_t items[] = {{monitor_.handle(), 0, ZMQ_POLLIN, 0}};
       zmq::poll(items, 1, std::chrono::milliseconds(5));
       if (items[0].revents & ZMQ_POLLIN) {
-        zmq::message_t event, endpoint;
-        if (monitor_.recv(event) && monitor_.recv(endpoint)) connected_ = true;
+        read_monitor_event();
         continue;
       }
       if (child_exited()) {
@@ -182,9 +182,56 @@ class Conversation {
         }
       }
     }
+    if (opts_.sync == SyncPolicy::kTimeout) wait_handshake(give_up);
   }
   // How long the scheduler may take to bind before the broker drives its clock (wait_connected).
   static constexpr std::chrono::milliseconds kLateBind{500};
+
+  // One event of our socket's monitor: CONNECTED, and under the timeout policy
+  // HANDSHAKE_SUCCEEDED (its first frame: the event's number, 16 bits, then a 32-bit value).
+  void read_monitor_event() {
+    zmq::message_t event, endpoint;
+    if (!monitor_.recv(event) || !monitor_.recv(endpoint) || event.size() < sizeof(uint16_t)) return;
+    uint16_t id;
+    std::memcpy(&id, event.data(), sizeof id);
+    if (id == ZMQ_EVENT_CONNECTED) connected_ = true;
+    if (id == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) connected_ = handshaken_ = true;
+  }
+
+  // The timeout policy moves the clock whenever a reply is late, from the first message on. A
+  // connection is only usable once ZeroMQ's handshake is over at both ends, and the scheduler's
+  // end arms a handshake timer (30 s by default) on its clock, which is virtual: a scheduler
+  // slower than one budget to finish the handshake (a loaded machine) saw the clock jump to that
+  // timer, dropped the connection and with it the first message, and the run hung for the crash
+  // timeout. Setting up the connection is no decision of the scheduler's: the clock waits for
+  // it. Our end's success comes as a monitor event; the scheduler's end is done once its tree is
+  // idle with nothing of ours in flight (its I/O thread has read our last handshake command).
+  // A scheduler that never idles (a busy loop) gets kHandshakeSettle, then the policy as before.
+  void wait_handshake(Clock::time_point give_up) {
+    while (!handshaken_) {
+      zmq::pollitem_t items[] = {{monitor_.handle(), 0, ZMQ_POLLIN, 0}};
+      zmq::poll(items, 1, std::chrono::milliseconds(5));
+      if (items[0].revents & ZMQ_POLLIN) {
+        read_monitor_event();
+        continue;
+      }
+      if (child_exited()) {
+        throw Stop(kExitSchedulerDied, "the scheduler " + child_status_text() + " during ZeroMQ's handshake on " +
+                                           opts_.scheduler_endpoint);
+      }
+      if (Clock::now() > give_up) {
+        throw Stop(kExitSchedulerStuck, "the scheduler accepted the connection to " + opts_.scheduler_endpoint +
+                                            " but did not complete ZeroMQ's handshake within " +
+                                            std::to_string(opts_.crash_timeout.ns() / 1000000) +
+                                            " ms (is it a ZeroMQ REP socket?)");
+      }
+    }
+    auto until = std::min(give_up, Clock::now() + kHandshakeSettle);
+    ctl_->watch_own_threads(true);
+    ctl_->wait_idle([&] { return child_exited() || Clock::now() > until; });
+    ctl_->watch_own_threads(false);
+  }
+  static constexpr std::chrono::seconds kHandshakeSettle{2};
 
   // --- recording ----------------------------------------------------------------------------
   // On the error path: a replay's comparator may throw, and nothing must escape from there.
@@ -303,7 +350,7 @@ class Conversation {
     for (;;) {
       if (replied || reply_ready()) break;
       if (opts_.sync == SyncPolicy::kTimeout) {
-        if (wait_timeout_policy(crash_at)) break;
+        if (wait_timeout_policy(crash_at, now)) break;
         continue;
       }
       // Our own ZeroMQ I/O threads may still carry the request: while they work, the scheduler's
@@ -358,13 +405,20 @@ class Conversation {
 
   // Timeout policy (Batkube's): wait a real-time budget instead of detecting idleness; returns
   // true once a reply is ready. Time moves in timesteps while nothing is pending.
-  bool wait_timeout_policy(Clock::time_point crash_at) {
+  bool wait_timeout_policy(Clock::time_point crash_at, Nanos msg_time) {
     auto budget = std::chrono::nanoseconds(std::max(opts_.timeout.ns(), opts_.min_delay.ns()));
     zmq::pollitem_t items[] = {{sched_.handle(), 0, ZMQ_POLLIN, 0}};
     zmq::poll(items, 1, std::chrono::duration_cast<std::chrono::milliseconds>(budget) + std::chrono::milliseconds(1));
     if (reply_ready()) return true;
     if (child_exited()) throw Stop(kExitSchedulerDied, "the scheduler " + child_status_text());
-    if (Clock::now() > crash_at) throw Stop(kExitSchedulerHung, "the scheduler did not reply within the crash timeout");
+    if (Clock::now() > crash_at) {
+      // Say what the tree was doing, as the exact policy does: a hang under this policy is a
+      // bug or a scheduler's own, and the run's log is all that is left of it.
+      throw Stop(kExitSchedulerHung, "the scheduler did not reply to the message at " + protocol::format_seconds(msg_time) +
+                                         " within the crash timeout (" + std::to_string(opts_.crash_timeout.ns() / 1000000) +
+                                         " ms of real time; timeout policy, virtual time now " +
+                                         protocol::format_seconds(to_nanos(session_.now())) + ")" + describe_tree());
+    }
     // The budget is spent and no reply came: move time on by one step (or to the next deadline).
     auto next = ctl_->next_deadline();
     TimePoint now = session_.now();
@@ -590,6 +644,7 @@ class Conversation {
   zmq::socket_t sched_;
   zmq::socket_t monitor_;
   bool connected_ = false;
+  bool handshaken_ = false;  // timeout policy: our end of ZeroMQ's handshake is done
   pid_t child_ = 0;
   int child_status_ = 0;
   bool child_reaped_ = false;

@@ -75,6 +75,11 @@ def grid(c):
     refs = [r for r in runs if r["reference"] == "1"]
     others = [r for r in runs if r["reference"] == "0"]
     check(len(refs) == 2 and len(others) == 8, "%d reference and %d other rows, expected 2 and 8" % (len(refs), len(others)))
+    for r in runs:
+        if r["status"] != "ok":
+            # The run's own log says why (the broker's message, the scheduler's threads).
+            log = read(os.path.join(out, "runs", r["run"], "run.log"))
+            raise Failure("run %s ended %s (exit %s); its run.log:\n%s" % (r["run"], r["status"], r["exit_code"], log[-4000:]))
     for r in refs:
         check(r["sync"] == "exact" and r["timeout"] == "" and r["status"] == "ok", "reference row %s" % r)
         for k in ("mean_abs_start_delta", "max_abs_start_delta", "jobs_late", "jobs_early", "jobs_differ", "overlaps"):
