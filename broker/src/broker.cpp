@@ -208,10 +208,21 @@ class Conversation {
   // idle with nothing of ours in flight (its I/O thread has read our last handshake command).
   // A scheduler that never idles (a busy loop) gets kHandshakeSettle, then the policy as before.
   void wait_handshake(Clock::time_point give_up) {
+    // Both waits let the tree settle rather than sleep: a serialized tree (vtime-k8s) moves only
+    // through wait_idle's hand-overs, its ZeroMQ I/O thread included.
+    struct OwnThreads {
+      Controller& c;
+      explicit OwnThreads(Controller& ctl) : c(ctl) { c.watch_own_threads(true); }
+      ~OwnThreads() { c.watch_own_threads(false); }
+    } own(*ctl_);
+    auto monitored = [&] {
+      zmq::pollitem_t m[] = {{monitor_.handle(), 0, ZMQ_POLLIN, 0}};
+      zmq::poll(m, 1, std::chrono::milliseconds(0));
+      return (m[0].revents & ZMQ_POLLIN) != 0;
+    };
+    unsigned looks = 0;
     while (!handshaken_) {
-      zmq::pollitem_t items[] = {{monitor_.handle(), 0, ZMQ_POLLIN, 0}};
-      zmq::poll(items, 1, std::chrono::milliseconds(5));
-      if (items[0].revents & ZMQ_POLLIN) {
+      if (monitored()) {
         read_monitor_event();
         continue;
       }
@@ -225,11 +236,15 @@ class Conversation {
                                             std::to_string(opts_.crash_timeout.ns() / 1000000) +
                                             " ms (is it a ZeroMQ REP socket?)");
       }
+      auto r = ctl_->wait_idle([&] { return (++looks % 16 == 0 && monitored()) || child_exited() || Clock::now() > give_up; });
+      if (r == IdleResult::kIdle) {
+        // Idle, and our end not done: the event is on its way through our own threads.
+        zmq::pollitem_t m[] = {{monitor_.handle(), 0, ZMQ_POLLIN, 0}};
+        zmq::poll(m, 1, std::chrono::milliseconds(1));
+      }
     }
     auto until = std::min(give_up, Clock::now() + kHandshakeSettle);
-    ctl_->watch_own_threads(true);
     ctl_->wait_idle([&] { return child_exited() || Clock::now() > until; });
-    ctl_->watch_own_threads(false);
   }
   static constexpr std::chrono::seconds kHandshakeSettle{2};
 
@@ -407,8 +422,7 @@ class Conversation {
   // true once a reply is ready. Time moves in timesteps while nothing is pending.
   bool wait_timeout_policy(Clock::time_point crash_at, Nanos msg_time) {
     auto budget = std::chrono::nanoseconds(std::max(opts_.timeout.ns(), opts_.min_delay.ns()));
-    zmq::pollitem_t items[] = {{sched_.handle(), 0, ZMQ_POLLIN, 0}};
-    zmq::poll(items, 1, std::chrono::duration_cast<std::chrono::milliseconds>(budget) + std::chrono::milliseconds(1));
+    spend_budget(Clock::now() + budget + std::chrono::milliseconds(1), true);
     if (reply_ready()) return true;
     if (child_exited()) throw Stop(kExitSchedulerDied, "the scheduler " + child_status_text());
     if (Clock::now() > crash_at) {
@@ -430,6 +444,28 @@ class Conversation {
     return false;
   }
 
+  // The timeout policy's real-time budget, until `end` (or a reply, if `until_reply`). A tree
+  // that asked to be serialized (vtime_serialize: vtime-k8s by default) moves only through the
+  // hand-overs made at its idle points, so the budget is spent letting it settle, as exact mode
+  // does; once it is idle the rest is waited out. Without that the first message never got past
+  // vtime-k8s's held ZeroMQ thread (every run `busy`).
+  void spend_budget(Clock::time_point end, bool until_reply) {
+    if (session_.header().serial.load(std::memory_order_acquire) != 0) {
+      unsigned looks = 0;
+      ctl_->wait_idle([&] {
+        return Clock::now() >= end || (until_reply && reply_ready()) || (++looks % 16 == 0 && child_exited());
+      });
+    }
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(end - Clock::now());
+    if (left.count() <= 0) return;
+    if (until_reply) {
+      zmq::pollitem_t items[] = {{sched_.handle(), 0, ZMQ_POLLIN, 0}};
+      if (!reply_ready()) zmq::poll(items, 1, left);
+    } else {
+      std::this_thread::sleep_until(end);
+    }
+  }
+
   // Exact mode moves to a deadline one process at a time (Controller::advance_step; the caller
   // settles in between), so that processes due at one instant never race; a timestep of the
   // timeout policy wakes everything due by its end at once.
@@ -445,7 +481,7 @@ class Conversation {
   void settle() {
     if (opts_.sync == SyncPolicy::kTimeout) {
       auto budget = std::chrono::nanoseconds(std::max(opts_.timeout.ns(), opts_.min_delay.ns()));
-      std::this_thread::sleep_for(budget);
+      spend_budget(Clock::now() + budget, false);
       if (opts_.recorder) opts_.recorder->observe(session_.now().ns());
       // No idle decision reclaims dead processes' slots here: do it every 20 ms of real time.
       if (Clock::now() >= next_reclaim_) {
