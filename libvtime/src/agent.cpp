@@ -8,6 +8,8 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -19,17 +21,29 @@ pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 AgentAction* g_actions = nullptr;  // kWaiterSlots entries, allocated on first use
 bool g_started = false;
 
-void run_due(ProcessContext& c) {
+// Runs the actions of the woken slots; returns true when one must be repeated (abi::kAgentRetry:
+// its waiter may not have been blocked yet) and stays registered until the waiter removes it.
+bool run_due(ProcessContext& c) {
+  bool repeat = false;
   for (uint32_t i = 0, n = waiter_limit(*c.seg); i < n; ++i) {
     AgentAction& a = g_actions[i];
     if (!a.fn) continue;
     auto& s = c.seg->waiters[i];
     if (s.state.load(std::memory_order_acquire) != abi::kWoken) continue;
     AgentAction copy = a;
-    if (!a.persistent) a.fn = nullptr;  // one-shot: the waiter consumes the wake itself
+    bool again = a.lost_if_early && (s.tracer_flags.load(std::memory_order_acquire) & abi::kAgentRetry) != 0;
+    if (!a.persistent && !again) a.fn = nullptr;  // one-shot: the waiter consumes the wake itself
+    repeat = repeat || again;
     copy.fn(c, i, copy.arg, copy.arg2);
   }
+  return repeat;
 }
+
+// Real-time pauses between repeats (run_due): a waiter preempted before its blocking call gets
+// the cpu back within a few scheduler slices; a longer stay (woken, now waiting for the mutex a
+// condition wait takes back) costs a wake-up per kRepeatMaxNs.
+constexpr int64_t kRepeatFirstNs = 1'000'000;
+constexpr int64_t kRepeatMaxNs = 32'000'000;
 
 void* agent_main(void* arg) {
   auto* c = static_cast<ProcessContext*>(arg);
@@ -39,17 +53,26 @@ void* agent_main(void* arg) {
   // only this thread ever waits on agent_word, always in wait_word.
   slot.agent_tid.store(gettid_raw(), std::memory_order_release);
   uint64_t sets_seen = c->seg->header.clock.realtime_sets.load(std::memory_order_acquire);
+  int64_t pause = kRepeatFirstNs;
   for (;;) {
     uint32_t w = word.load(std::memory_order_acquire);
     pthread_mutex_lock(&g_lock);
-    run_due(*c);
+    bool repeat = run_due(*c);
     uint64_t sets = c->seg->header.clock.realtime_sets.load(std::memory_order_acquire);
     if (sets != sets_seen) {
       sets_seen = sets;
       timers_on_clock_set(*c);
     }
     pthread_mutex_unlock(&g_lock);
-    wait_word(*c, &word, w);
+    if (!repeat) {
+      pause = kRepeatFirstNs;
+      wait_word(*c, &word, w);
+      continue;
+    }
+    // Paused longer each time nothing new came in between; work from the controller restarts it.
+    timespec ts{0, static_cast<long>(pause)};
+    bool timed_out = futex_wait(&word, w, &ts) == ETIMEDOUT;
+    pause = timed_out ? std::min(pause * 2, kRepeatMaxNs) : kRepeatFirstNs;
   }
   return nullptr;
 }

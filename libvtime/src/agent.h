@@ -19,6 +19,10 @@ struct AgentAction {
   void* arg = nullptr;
   uintptr_t arg2 = 0;
   bool persistent = false;  // timers: stays registered; the action re-arms or disarms the slot
+  // The action is lost if it comes before the waiter blocks (a condition broadcast, a futex
+  // wake): repeated while the slot carries abi::kAgentRetry, until the wait ends. Actions that
+  // leave a state behind (an eventfd written, a pending signal) need no repeat.
+  bool lost_if_early = false;
 };
 
 // Registers an action for a slot (before the slot becomes Waiting).

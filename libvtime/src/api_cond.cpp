@@ -26,6 +26,7 @@ int cond_wait_until(ProcessContext& c, pthread_cond_t* cond, pthread_mutex_t* mu
   }
   AgentAction a;
   a.fn = broadcast;
+  a.lost_if_early = true;
   a.arg = cond;
   int r;
   {

@@ -73,6 +73,7 @@ int mutex_lock_until(ProcessContext& c, pthread_mutex_t* m, clockid_t clk, TimeP
     }
     AgentAction a;
     a.fn = wake_word;
+    a.lost_if_early = true;
     a.arg = lock;
     a.arg2 = priv ? 1 : 0;
     WaitScope w(c, deadline, abi::kReasonMutex, abi::kWakeAgent, &a);

@@ -46,6 +46,7 @@ int sem_wait_until(ProcessContext& c, sem_t* sem, TimePoint deadline) {
   s->data.fetch_add(kOneWaiter, std::memory_order_relaxed);
   AgentAction a;
   a.fn = wake_sem;
+  a.lost_if_early = true;
   a.arg = &s->data;
   a.arg2 = priv ? 1 : 0;
   int result = 0;

@@ -57,6 +57,7 @@ long timed_futex(ProcessContext& c, uint32_t* uaddr, int op, uint32_t val, const
   }
   AgentAction a;
   a.fn = wake_futex;
+  a.lost_if_early = true;
   a.arg = uaddr;
   a.arg2 = priv ? 1 : 0;
   long r;

@@ -1468,6 +1468,12 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
     agents.clear();
     for (size_t k = g; k < end; ++k) {
       auto& w = m.seg.waiters[due[k].index];
+      // Not a step (advance_step comes after the tree was found idle): the timeout policy or a
+      // running clock, so the waiter may still be on its way to its blocking call
+      // (abi::kAgentRetry). Set before the slot turns Woken, which the agent looks at first.
+      if (!one_process && w.wake_kind.load() == abi::kWakeAgent && w.is_timer.load() == 0) {
+        w.tracer_flags.fetch_or(abi::kAgentRetry, std::memory_order_relaxed);
+      }
       uint32_t expected = abi::kWaiting;
       if (!w.state.compare_exchange_strong(expected, abi::kWoken, std::memory_order_acq_rel)) continue;
       if (w.wake_kind.load() == abi::kWakeTracer) {

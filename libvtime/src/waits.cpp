@@ -152,6 +152,7 @@ WaitScope::WaitScope(ProcessContext& c, TimePoint deadline, uint32_t reason, uin
   s.wake_kind.store(wake_kind, std::memory_order_relaxed);
   s.seq.store(c.seg->header.next_seq.fetch_add(1, std::memory_order_relaxed), std::memory_order_relaxed);
   mark_realtime(s, deadline);
+  s.tracer_flags.store(0, std::memory_order_relaxed);  // abi::kAgentRetry is the controller's, per wake
   if (action) agent_add(c, slot_, *action);
   s.state.store(abi::kWaiting, std::memory_order_release);
   settle_realtime(*c.seg, s);

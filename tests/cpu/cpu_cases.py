@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Programs that wait by running, under each CPU-time model (docs/design.md, "CPU-time model").
 
-usage: cpu_cases.py --list | CASE --vtime VTIME --spin SPIN_CLOCK
+usage: cpu_cases.py --list | CASE --vtime VTIME --spin SPIN_CLOCK --early-wake EARLY_WAKE
 
 Each case runs real programs (python3 and our spin_clock) under `vtime exec` as an unprivileged
 user and checks what the issue asks of the models:
@@ -15,7 +15,10 @@ user and checks what the issue asks of the models:
   real_model             the clock runs while the tree computes (a busy second is visible);
   zero_warns             under zero the spin hangs, and vtime says so once: which thread runs, what
                          it does, which model would help (killed by `timeout` after 8 s);
-  bogus                  --cpu-model bogus is a usage error listing the models (exec, run, replay).
+  bogus                  --cpu-model bogus is a usage error listing the models (exec, run, replay);
+  early_wake             under real, timed futex and condition waits whose deadline passes before
+                         they block (strace holds every futex call 2 ms at its entry) still end:
+                         the wake-up is repeated until the wait is over (abi::kAgentRetry).
 """
 import argparse
 import os
@@ -121,6 +124,28 @@ def case_zero_warns(args):
             fail("the warning does not say %r" % part)
 
 
+# strace runs without the shim, so that its 2 ms holds are real time; the program keeps it.
+STRACE_HOLD = """P=$LD_PRELOAD
+exec env -u LD_PRELOAD strace -o /dev/null -f -E LD_PRELOAD="$P" -e trace=futex \
+    -e inject=futex:delay_enter=2000 "$@"
+"""
+
+
+def case_early_wake(args):
+    # The deadlines are 300 us away and the clock runs with real time while the fourth thread
+    # computes: each wait's deadline passes while strace holds its futex call, so the agent's
+    # wake-up comes before the waiter is queued. Without the repeat a waiter slept forever and
+    # `timeout` ended the run (each of several tries before the fix).
+    cmd = ["timeout", "60", args.vtime, "exec", "--cpu-model", "real", "--", "/bin/sh", "-c", STRACE_HOLD,
+           "early_wake", args.early_wake, "30"]
+    r = subprocess.run(UNPRIVILEGED + cmd, capture_output=True, text=True, timeout=120, cwd="/tmp")
+    print("%s%s(exit %d)" % (r.stdout, r.stderr, r.returncode))
+    if r.returncode == 124:
+        fail("a waiter never woke: a wake-up made before it blocked was lost")
+    if r.returncode != 0 or "done 180 waits" not in r.stdout:
+        fail("early_wake exited %d" % r.returncode)
+
+
 def case_bogus(args):
     for sub in (["exec", "--cpu-model", "bogus", "--", "true"],
                 ["run", "--hosts", "1", "-w", "/nonexistent.json", "-e", "/tmp/x", "--cpu-model", "bogus", "--", "true"],
@@ -143,6 +168,7 @@ def main():
     p.add_argument("--list", action="store_true")
     p.add_argument("--vtime")
     p.add_argument("--spin")
+    p.add_argument("--early-wake")
     args = p.parse_args()
     if args.list:
         print("\n".join(CASES))

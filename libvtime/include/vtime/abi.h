@@ -22,7 +22,7 @@
 namespace vtime::abi {
 
 inline constexpr uint64_t kMagic = 0x31454d4954565f56ULL;  // "V_VTIME1", little-endian
-inline constexpr uint32_t kVersion = 12;  // 12: thread turns over every futex wait; 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
+inline constexpr uint32_t kVersion = 13;  // 13: kAgentRetry; 12: thread turns over every futex wait; 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
 inline constexpr uint32_t kWaiterSlots = 4096;
 inline constexpr uint32_t kProcessSlots = 512;
 inline constexpr uint32_t kThreadStatSlots = 4096;
@@ -69,7 +69,8 @@ struct alignas(64) WaiterSlot {
   // 1: the deadline is an absolute CLOCK_REALTIME time. A clock set moves such a deadline on the
   // virtual time line (Linux re-evaluates absolute realtime sleeps and timers the same way).
   std::atomic<uint32_t> realtime_abs;
-  // kWakeTracer only: kTracerExitTracked, kTracerHousekeeping.
+  // kWakeTracer: kTracerExitTracked, kTracerHousekeeping, kTracerAnyThread. kWakeAgent:
+  // kAgentRetry (cleared when the wait registers).
   std::atomic<uint32_t> tracer_flags;
   // The ClockState::realtime_shift_ns the deadline was computed with; whoever moves it from one
   // shift to another (a compare-exchange) applies the difference to the deadline, once.
@@ -90,6 +91,12 @@ inline constexpr uint32_t kTracerHousekeeping = 2;
 // network poller runs on whichever thread looked for work last), so the recorder names the
 // process only.
 inline constexpr uint32_t kTracerAnyThread = 4;
+// WaiterSlot::tracer_flags of a kWakeAgent slot: the controller woke it without knowing the tree
+// idle (the timeout policy's steps, a clock running while the tree computes), so its thread may
+// not have reached its blocking call yet. A condition broadcast or a futex wake made then is
+// lost: the agent repeats such an action until the wait ends (agent.cpp). Never set when the
+// tree was idle at the wake (every thread blocked): exact runs never repeat anything.
+inline constexpr uint32_t kAgentRetry = 8;
 
 // Requests to the tracer (tracer/): a thread about to execute a program the shim cannot reach
 // asks to be traced. State: 0 free, 1 being filled, 2 asked, 3 attached, 4 refused.
