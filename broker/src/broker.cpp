@@ -170,13 +170,8 @@ class Conversation {
       // merely starts slowly, its timer threads already armed, must not see them fire before the
       // simulation begins.
       if (opts_.sync == SyncPolicy::kExact && Clock::now() > started + kLateBind) {
-        auto monitored = [&] {
-          zmq::pollitem_t m[] = {{monitor_.handle(), 0, ZMQ_POLLIN, 0}};
-          zmq::poll(m, 1, std::chrono::milliseconds(0));
-          return (m[0].revents & ZMQ_POLLIN) != 0;
-        };
         unsigned looks = 0;
-        auto r = ctl_->wait_idle([&] { return (++looks % 16 == 0 && monitored()) || child_exited() || Clock::now() > give_up; });
+        auto r = ctl_->wait_idle([&] { return (++looks % 16 == 0 && monitor_pending()) || child_exited() || Clock::now() > give_up; });
         if (r == IdleResult::kIdle) {
           if (auto next = ctl_->next_deadline()) advance(*next, "decision");
         }
@@ -186,6 +181,13 @@ class Conversation {
   }
   // How long the scheduler may take to bind before the broker drives its clock (wait_connected).
   static constexpr std::chrono::milliseconds kLateBind{500};
+
+  // An event of our socket's monitor is waiting to be read.
+  bool monitor_pending() {
+    zmq::pollitem_t m[] = {{monitor_.handle(), 0, ZMQ_POLLIN, 0}};
+    zmq::poll(m, 1, std::chrono::milliseconds(0));
+    return (m[0].revents & ZMQ_POLLIN) != 0;
+  }
 
   // One event of our socket's monitor: CONNECTED, and under the timeout policy
   // HANDSHAKE_SUCCEEDED (its first frame: the event's number, 16 bits, then a 32-bit value).
@@ -215,14 +217,9 @@ class Conversation {
       explicit OwnThreads(Controller& ctl) : c(ctl) { c.watch_own_threads(true); }
       ~OwnThreads() { c.watch_own_threads(false); }
     } own(*ctl_);
-    auto monitored = [&] {
-      zmq::pollitem_t m[] = {{monitor_.handle(), 0, ZMQ_POLLIN, 0}};
-      zmq::poll(m, 1, std::chrono::milliseconds(0));
-      return (m[0].revents & ZMQ_POLLIN) != 0;
-    };
     unsigned looks = 0;
     while (!handshaken_) {
-      if (monitored()) {
+      if (monitor_pending()) {
         read_monitor_event();
         continue;
       }
@@ -236,7 +233,7 @@ class Conversation {
                                             std::to_string(opts_.crash_timeout.ns() / 1000000) +
                                             " ms (is it a ZeroMQ REP socket?)");
       }
-      auto r = ctl_->wait_idle([&] { return (++looks % 16 == 0 && monitored()) || child_exited() || Clock::now() > give_up; });
+      auto r = ctl_->wait_idle([&] { return (++looks % 16 == 0 && monitor_pending()) || child_exited() || Clock::now() > give_up; });
       if (r == IdleResult::kIdle) {
         // Idle, and our end not done: the event is on its way through our own threads.
         zmq::pollitem_t m[] = {{monitor_.handle(), 0, ZMQ_POLLIN, 0}};
