@@ -221,11 +221,6 @@ void Tracer::on_stop(pid_t tid, int status) {
         Process& parent = processes_[parent_pid];  // the same image until it executes
         if (event == PTRACE_EVENT_CLONE) {
           c.rank = ++parent.threads_made;
-          c.ranked = true;
-          if (c.first_stop_waits) {
-            c.first_stop_waits = false;
-            on_new_thread(static_cast<pid_t>(child));
-          }
         } else {
           seg_.header.traced.fetch_add(1, std::memory_order_acq_rel);
           Process& p = processes_[c.pid];
@@ -251,14 +246,13 @@ void Tracer::on_stop(pid_t tid, int status) {
         return;
       }
       if (first_stop && thread_turns()) {
+        // A new thread runs beside the one that made it: held until its turn.
         Thread& t = thread(tid);
-        if (t.pid != tid && !t.ranked) {
-          t.first_stop_waits = true;  // its parent's clone event is still to come (Thread::ranked)
-          VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: first stop before its clone event", static_cast<int>(tid));
+        user_regs_struct r{};
+        if (!may_run(t.pid, tid, true) && get_regs(tid, r)) {
+          hold(tid, t, r);
           return;
         }
-        on_new_thread(tid);
-        return;
       }
       thread(tid);
       on_interrupted(tid);
@@ -281,18 +275,6 @@ void Tracer::on_stop(pid_t tid, int status) {
       resume(tid);
       return;
   }
-}
-
-void Tracer::on_new_thread(pid_t tid) {
-  // A new thread runs beside the one that made it: held until its turn.
-  Thread& t = thread(tid);
-  user_regs_struct r{};
-  if (!may_run(t.pid, tid, true) && get_regs(tid, r)) {
-    hold(tid, t, r);
-    return;
-  }
-  on_interrupted(tid);
-  resume(tid);
 }
 
 // A traced process forked `child`: its process slot gets the child's rank and lineage, as the
