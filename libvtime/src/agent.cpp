@@ -72,6 +72,7 @@ void* agent_main(void* arg) {
     // Paused longer each time nothing new came in between; work from the controller restarts it.
     timespec ts{0, static_cast<long>(pause)};
     bool timed_out = futex_wait(&word, w, &ts) == ETIMEDOUT;
+    if (timed_out && !owner_alive(*c)) die_owner_gone(*c);  // as wait_word's heartbeat does
     pause = timed_out ? std::min(pause * 2, kRepeatMaxNs) : kRepeatFirstNs;
   }
   return nullptr;
