@@ -301,8 +301,10 @@ def parse_alloc(s):
 
 
 def run_dir_processes(d):
-    """(pid, cmdline) of every process whose command line names the run's directory."""
+    """(pid, cmdline) of every process whose command line names the run's directory, or that runs
+    in it (vtime-k8s's components: relative paths, the run's directory as working directory)."""
     left = []
+    d = os.path.abspath(d).rstrip("/")
     for pid in os.listdir("/proc"):
         if not pid.isdigit() or int(pid) == os.getpid():
             continue
@@ -311,7 +313,11 @@ def run_dir_processes(d):
                 cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if d in cmd:
+        try:
+            cwd = os.readlink("/proc/%s/cwd" % pid)
+        except OSError:
+            cwd = ""
+        if d in cmd or cwd == d or cwd.startswith(d + "/"):
             left.append((int(pid), cmd.strip()))
     return left
 

@@ -30,6 +30,11 @@ void DaemonSet::start(const DaemonSpec& spec) {
   std::vector<char*> argv;
   for (auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  std::vector<char*> envp;
+  if (spec.env) {
+    for (auto& e : *spec.env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+  }
   int out = open(spec.output.empty() ? "/dev/null" : spec.output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
                  0644);
   if (out < 0) throw DaemonError("cannot open " + spec.output + " for " + spec.name + ": " + strerror(errno));
@@ -55,7 +60,17 @@ void DaemonSet::start(const DaemonSpec& spec) {
     dup2(out, 2);
     int devnull = open("/dev/null", O_RDONLY);
     if (devnull >= 0) dup2(devnull, 0);
-    execvp(argv[0], argv.data());
+    if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) {
+      int e = errno;
+      ssize_t ignored = write(report[1], &e, sizeof e);
+      (void)ignored;
+      _exit(127);
+    }
+    if (spec.env) {
+      execvpe(argv[0], argv.data(), envp.data());
+    } else {
+      execvp(argv[0], argv.data());
+    }
     int e = errno;
     ssize_t ignored = write(report[1], &e, sizeof e);
     (void)ignored;

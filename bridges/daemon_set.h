@@ -29,6 +29,10 @@ struct DaemonSpec {
   std::vector<std::string> argv;  // argv[0] is looked up in PATH
   std::string log;                // its own log file, quoted when it fails (may be empty)
   std::string output;             // where its stdout and stderr go
+  // Its whole environment ("NAME=VALUE"); unset: this process's. PATH lookup of argv[0] uses
+  // this process's PATH either way.
+  std::optional<std::vector<std::string>> env;
+  std::string cwd;  // its working directory; empty: this process's
 };
 
 struct DaemonError : std::runtime_error {
@@ -42,7 +46,7 @@ class DaemonSet {
   DaemonSet(const DaemonSet&) = delete;
   DaemonSet& operator=(const DaemonSet&) = delete;
 
-  // Starts a daemon with this process's environment. Throws DaemonError when it cannot be
+  // Starts a daemon (with spec.env, or this process's environment). Throws DaemonError when it cannot be
   // executed (the message names it and says why).
   void start(const DaemonSpec& spec);
   // One pidfd per running daemon, readable once it has exited.

@@ -39,6 +39,7 @@ class Bridge {
     c.scheduler_config = o.scheduler_config;
     c.scheduler_flags = o.scheduler_flags;
     c.apiserver_flags = o.apiserver_flags;
+    c.component_env = o.component_env;
     c.start_timeout = std::chrono::seconds(o.start_timeout_s);
     cluster_ = std::make_unique<Cluster>(std::move(c));
     sock_ = zmq::socket_t(ctx_, zmq::socket_type::rep);

@@ -33,6 +33,7 @@ struct BridgeOptions {
   std::string scheduler_config;     // the user's KubeSchedulerConfiguration, may be empty
   std::vector<std::string> scheduler_flags;
   std::vector<std::string> apiserver_flags;
+  std::vector<std::string> component_env;  // NAME=VALUE for the components (component_env.h)
   int node_cpus = 1;                // each Node's cpu capacity
   // Pods get priorities decreasing with submission order (preemptionPolicy Never), so the
   // scheduler's queue never holds two Pods it cannot order (docs/k8s.md, Determinism).

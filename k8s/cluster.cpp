@@ -1,6 +1,7 @@
 // The control plane of one run (see cluster.h).
 #include "cluster.h"
 
+#include "component_env.h"
 #include "loopback_ports.h"
 
 #include <errno.h>
@@ -100,7 +101,7 @@ void Cluster::start_daemon(const std::string& name, std::vector<std::string> arg
   // Its output and its log are one file, log/NAME.log (Go components log to stderr).
   std::string log = o_.dir + "/log/" + name + ".log";
   try {
-    daemons_.start({name, std::move(argv), log, log});
+    daemons_.start({name, std::move(argv), log, log, env_, o_.dir});
   } catch (const bridges::DaemonError& e) {
     throw ClusterError(e.what());
   }
@@ -119,6 +120,11 @@ void Cluster::start() {
   std::error_code ec;
   for (const char* sub : {"log", "etcd", "certs"}) fs::create_directories(o_.dir + "/" + sub, ec);
   if (ec) throw ClusterError("cannot create directories in " + o_.dir + ": " + ec.message());
+  try {
+    env_ = component_environment(environ, o_.component_env);
+  } catch (const std::invalid_argument& e) {
+    throw ClusterError(std::string("bad component environment: ") + e.what());
+  }
   int base = 0;
   try {
     ports_.emplace(5, true);  // Go's listeners reuse addresses
@@ -135,7 +141,9 @@ void Cluster::start() {
   proxy_socket_ = o_.dir + "/api.sock";
   fs::remove(proxy_socket_, ec);
 
-  start_daemon("etcd", {o_.etcd, "--name", "vtime", "--data-dir", o_.dir + "/etcd", "--listen-client-urls", url(etcd_port_),
+  // The components run in the run's directory and are given paths relative to it: the length of
+  // their arguments and files must not depend on where the run is (component_env.h).
+  start_daemon("etcd", {o_.etcd, "--name", "vtime", "--data-dir", "etcd", "--listen-client-urls", url(etcd_port_),
                  "--advertise-client-urls", url(etcd_port_), "--listen-peer-urls", url(etcd_peer_port_),
                  "--initial-advertise-peer-urls", url(etcd_peer_port_), "--initial-cluster",
                  "vtime=" + url(etcd_peer_port_), "--listen-metrics-urls", "", "--log-level", "warn",
@@ -150,8 +158,9 @@ void Cluster::start() {
 
   // kube-apiserver 1.20 requires a service-account token issuer and its signing key, although
   // nothing here uses service accounts: a key of this run's own.
-  std::string sa_key = o_.dir + "/certs/service-account.key";
-  run_command({"openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", sa_key}, o_.dir + "/log/openssl.log");
+  std::string sa_key = "certs/service-account.key";
+  run_command({"openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", o_.dir + "/" + sa_key},
+              o_.dir + "/log/openssl.log");
   std::vector<std::string> api = {
       bin("kube-apiserver"),
       "--etcd-servers=" + url(etcd_port_),
@@ -160,8 +169,8 @@ void Cluster::start() {
       // (bridges/private_network.h), and the host's address has no business in the run.
       "--advertise-address=127.0.0.1",
       "--secure-port=" + std::to_string(apiserver_port_),
-      "--cert-dir=" + o_.dir + "/certs",
-      "--token-auth-file=" + o_.dir + "/tokens.csv",
+      "--cert-dir=certs",
+      "--token-auth-file=tokens.csv",
       "--authorization-mode=AlwaysAllow",
       // No controller-manager creates service accounts, and no kubelet clears the not-ready
       // taints: the admission plugins that need them are off. Priority is off so that the
@@ -189,7 +198,7 @@ void Cluster::start() {
   for (auto& f : o_.apiserver_flags) api.push_back(f);
   start_daemon("kube-apiserver", std::move(api));
   // The bridge's way into the API: kubectl holds the credentials and speaks TLS.
-  start_daemon("kubectl-proxy", {bin("kubectl"), "proxy", "--kubeconfig=" + kubeconfig_, "--unix-socket=" + proxy_socket_});
+  start_daemon("kubectl-proxy", {bin("kubectl"), "proxy", "--kubeconfig=kubeconfig", "--unix-socket=api.sock"});
   http_ = std::make_unique<HttpClient>(proxy_socket_, std::chrono::seconds(60));
   api_ = std::make_unique<KubeApi>(*http_);
   wait_for("kube-apiserver", "to be ready", [&] { return fs::exists(proxy_socket_) && api_->ready(); });
@@ -206,9 +215,9 @@ void Cluster::start_scheduler() {
     user = ss.str();
   }
   std::string config = o_.dir + "/scheduler-config.yaml";
-  write_file(config, scheduler_config(user, kubeconfig_, "127.0.0.1:" + std::to_string(scheduler_insecure_port_),
+  write_file(config, scheduler_config(user, "kubeconfig", "127.0.0.1:" + std::to_string(scheduler_insecure_port_),
                                       o_.scheduler_config.empty() ? "(default)" : o_.scheduler_config));
-  std::vector<std::string> argv = {bin("kube-scheduler"), "--config=" + config,
+  std::vector<std::string> argv = {bin("kube-scheduler"), "--config=scheduler-config.yaml",
                                    "--secure-port=" + std::to_string(scheduler_port_), "--bind-address=127.0.0.1",
                                    // Each binding in its log ("Successfully bound pod to node"), with
                                    // virtual timestamps: the run's debugging aid.

@@ -36,6 +36,9 @@ struct ClusterOptions {
   std::string scheduler_config;            // the user's KubeSchedulerConfiguration (YAML), may be empty
   std::vector<std::string> scheduler_flags;  // extra kube-scheduler flags
   std::vector<std::string> apiserver_flags;  // extra kube-apiserver flags
+  // NAME=VALUE added to the components' environment, which is otherwise defined by the run, not
+  // inherited (component_env.h).
+  std::vector<std::string> component_env;
   std::chrono::seconds start_timeout{300};  // virtual seconds each component may take to come up
 };
 
@@ -80,6 +83,7 @@ class Cluster {
   std::string token_;
   std::optional<bridges::LoopbackPorts> ports_;  // reserved for the run (loopback_ports.h)
   std::string kubeconfig_;
+  std::vector<std::string> env_;  // the components' environment (component_env.h)
   std::string proxy_socket_;
   int etcd_port_ = 0, etcd_peer_port_ = 0, apiserver_port_ = 0, scheduler_port_ = 0,
       scheduler_insecure_port_ = 0;

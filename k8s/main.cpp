@@ -51,6 +51,18 @@ int main(int argc, char** argv) {
   app.add_option("--apiserver-flag", o.apiserver_flags, "An extra kube-apiserver flag (repeatable)")
       ->option_text("FLAG")
       ->allow_extra_args(false);
+  app.add_option("--component-env", o.component_env,
+                 "NAME=VALUE added to the environment of etcd, kube-apiserver, kubectl and kube-scheduler "
+                 "(repeatable), e.g. GODEBUG=gctrace=1. Their environment is otherwise defined by the run, not "
+                 "inherited: vtime's own variables but VTIME_LOG, the Go runtime's settings (GOMAXPROCS, GODEBUG, "
+                 "GOGC, GOMEMLIMIT, GOTRACEBACK), a fixed PATH and HOME=DIR, because a Go component's tie-breaking "
+                 "depends on its environment (docs/k8s.md)")
+      ->option_text("NAME=VALUE")
+      ->allow_extra_args(false)
+      ->check([](const std::string& v) {
+        auto eq = v.find('=');
+        return eq == std::string::npos || eq == 0 ? std::string("expected NAME=VALUE") : std::string();
+      });
   app.add_option("--node-cpus", o.node_cpus, "Each Node's cpu capacity (a Batsim host is one Node)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

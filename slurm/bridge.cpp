@@ -254,13 +254,13 @@ class Bridge {
     for (int id : c.resource_ids) fs::create_directories(dir_ + "/spool/" + node_name(id), ec);
     try {
       daemons_.start({"slurmctld", {"slurmctld", "-D", "-c", "-f", conf}, dir_ + "/log/slurmctld.log",
-                      dir_ + "/log/slurmctld.out"});
+                      dir_ + "/log/slurmctld.out", std::nullopt, ""});
       client_ = std::make_unique<SlurmClient>(conf);
       wait_until("slurmctld to answer", [&] { return client_->ping(); });
       for (int id : c.resource_ids) {
         std::string n = node_name(id);
         daemons_.start({"slurmd " + n, {"slurmd", "-D", "-N", n, "-f", conf}, dir_ + "/log/slurmd-" + n + ".log",
-                        dir_ + "/log/slurmd-" + n + ".out"});
+                        dir_ + "/log/slurmd-" + n + ".out", std::nullopt, ""});
       }
     } catch (const DaemonError& e) {
       throw Fail(kBridgeSlurmFailed, e.what());

@@ -39,17 +39,24 @@ def read(path):
 
 
 def processes_mentioning(text):
-    """(pid, command line) of every process whose command line contains text."""
+    """(pid, command line) of every process whose command line contains text, or whose working
+    directory is text or lies under it (vtime-k8s runs its components in the run's directory,
+    with relative paths in their arguments)."""
     found = []
     for pid in os.listdir("/proc"):
-        if not pid.isdigit():
+        if not pid.isdigit() or int(pid) == os.getpid():
             continue
         try:
             with open("/proc/%s/cmdline" % pid, "rb") as f:
                 cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if text in cmdline:
+        try:
+            cwd = os.readlink("/proc/%s/cwd" % pid)
+        except OSError:
+            cwd = ""
+        under = text.startswith("/") and (cwd == text.rstrip("/") or cwd.startswith(text.rstrip("/") + "/"))
+        if text in cmdline or under:
             found.append((int(pid), cmdline))
     return found
 
@@ -103,7 +110,7 @@ class BridgeCase:
         return out, err
 
     def nothing_left(self, run_dir, wait_s=10):
-        """No process of the run is left: none mentions the run's directory."""
+        """No process of the run is left: none mentions the run's directory or runs in it."""
         deadline = time.time() + wait_s
         while True:
             left = processes_mentioning(run_dir)

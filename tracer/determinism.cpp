@@ -15,8 +15,11 @@
 namespace vtime::tracer {
 
 uint64_t random_seed(const std::string& exe) {
-  uint64_t h = abi::kDigestBasis;  // FNV-1a of the path, as the clock-read digests
-  for (unsigned char ch : exe) h = (h ^ ch) * abi::kDigestPrime;
+  // The file's name, not its path: the same program installed elsewhere (another machine, a
+  // build tree) gets the same seed.
+  std::string name = exe.substr(exe.rfind('/') + 1);
+  uint64_t h = abi::kDigestBasis;  // FNV-1a, as the clock-read digests
+  for (unsigned char ch : name) h = (h ^ ch) * abi::kDigestPrime;
   return h;
 }
 

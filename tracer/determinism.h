@@ -20,7 +20,8 @@
 
 namespace vtime::tracer {
 
-// The seed of a Go program's random bytes, derived from its executable's path `exe`.
+// The seed of a Go program's random bytes, derived from the file name of its executable `exe`
+// (a path).
 uint64_t random_seed(const std::string& exe);
 
 // Overwrites AT_RANDOM of process `pid` (stopped at its exec stop) with bytes derived from `seed`.

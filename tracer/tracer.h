@@ -51,6 +51,11 @@ class Tracer {
     // Its rank among the threads its process made (0: the main thread), which orders the turns
     // of a process's held threads (abi::Header::serial_held_tid).
     uint32_t rank = 0;
+    // A new thread's rank comes with its parent's clone event, which the kernel may report after
+    // the thread's own first stop: that stop then waits (the thread stays stopped, so the tree is
+    // not idle) until the rank is known, or its turn would depend on which stop came first.
+    bool ranked = false;
+    bool first_stop_waits = false;
     // An untimed wait the serial gate follows to its exit, where it decides whether the thread
     // may go on: an epoll wait (release false) or, with thread turns, a futex wait (true).
     bool untimed_follow = false;
@@ -81,6 +86,11 @@ class Tracer {
   void on_call(pid_t tid);
   void on_exec(pid_t tid);
   void on_interrupted(pid_t tid);
+  // A new thread's first stop, once its rank is known: held until its turn, or on its way.
+  void on_new_thread(pid_t tid);
+  // First stops still waiting for their clone event past their real-time limit: taken anyway,
+  // with a warning (a clone event that never comes must not stall the tree).
+  void release_late_first_stops();
   // A signal stopped `tid` inside a rewritten relative sleep: fills in the sleep's `rem`.
   void note_signal_in_sleep(pid_t tid);
   // A SIGSEGV: if the thread read the time-stamp counter (trapped, determinism.h), answers it.
@@ -125,6 +135,9 @@ class Tracer {
   std::unordered_map<pid_t, Process> processes_;
   Timers timers_;
   int64_t spin_until_ns_ = 0;  // real time until which run() polls instead of sleeping
+  // New threads whose first stop waits for their clone event (Thread::first_stop_waits), with
+  // the real time at which they are let go without it.
+  std::vector<std::pair<pid_t, int64_t>> waiting_first_stops_;
 };
 
 }  // namespace vtime::tracer

@@ -1,6 +1,8 @@
 // Unit tests of vtime-k8s's pieces that need no cluster: HTTP framing (http_client.h), the API's
-// JSON (kube_api.h) and the scheduler configuration the bridge writes (cluster.h).
+// JSON (kube_api.h), the scheduler configuration the bridge writes (cluster.h) and the
+// components' environment (component_env.h).
 #include "cluster.h"
+#include "component_env.h"
 #include "http_client.h"
 #include "kube_api.h"
 
@@ -13,6 +15,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 #include <thread>
@@ -286,6 +289,49 @@ TEST(SchedulerConfig, RefusesWhatCannotWorkNamingTheLine) {
   EXPECT_NE(message(head + "---\n" + head).find("my.yaml:3: one KubeSchedulerConfiguration document only"),
             std::string::npos);
   EXPECT_NE(message(head + "garbage\n").find("my.yaml:3: not a 'key: value' line"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vtime::k8s
+
+namespace vtime::k8s {
+namespace {
+
+std::vector<std::string> env_of(std::vector<std::string> vars, const std::vector<std::string>& extra = {}) {
+  std::vector<char*> p;
+  for (auto& v : vars) p.push_back(v.data());
+  p.push_back(nullptr);
+  return component_environment(p.data(), extra);
+}
+
+TEST(ComponentEnv, KeepsWhatVtimeAndGoNeedAndNothingOfTheCaller) {
+  auto env = env_of({"TERM=xterm", "LD_PRELOAD=/lib/shim.so", "VTIME_SESSION=/proc/123/fd/6", "VTIME_LOG=controller=debug",
+                     "VTIME_OUTPUT_PREFIX=/home/u/out", "GOMAXPROCS=1", "GOPATH=/go", "ETCD_NAME=x", "PATH=/home/u/bin",
+                     "HOME=/home/u", "PWD=/home/u"});
+  std::vector<std::string> want = {"GOMAXPROCS=1",
+                                   "HOME=/proc/self/cwd",
+                                   "LD_PRELOAD=/lib/shim.so",
+                                   "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                                   "PWD=/proc/self/cwd",
+                                   "VTIME_SESSION=" + std::string(40 - 14, '/') + "/proc/123/fd/6"};
+  EXPECT_EQ(env, want);
+}
+
+TEST(ComponentEnv, TheSessionHasOneLengthWhateverThePidAndTheOrderDoesNotMatter) {
+  auto a = env_of({"VTIME_SESSION=/proc/99/fd/3", "GOGC=50"});
+  auto b = env_of({"GOGC=50", "VTIME_SESSION=/proc/4194303/fd/12"});
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].size(), b[i].size()) << a[i] << " vs " << b[i];
+  EXPECT_NE(a, b);
+}
+
+TEST(ComponentEnv, ExtrasAddOrReplaceAndMustBeNameEqualsValue) {
+  auto env = env_of({"GODEBUG=x=1"}, {"GODEBUG=gctrace=1", "MY_VAR=a=b"});
+  EXPECT_NE(std::find(env.begin(), env.end(), "GODEBUG=gctrace=1"), env.end());
+  EXPECT_EQ(std::find(env.begin(), env.end(), "GODEBUG=x=1"), env.end());
+  EXPECT_NE(std::find(env.begin(), env.end(), "MY_VAR=a=b"), env.end());
+  EXPECT_THROW(env_of({}, {"NOEQUALS"}), std::invalid_argument);
+  EXPECT_THROW(env_of({}, {"=value"}), std::invalid_argument);
 }
 
 }  // namespace
