@@ -84,18 +84,18 @@ class BridgeCase:
         self.n += 1
         return self.path("%s-%d" % (tag, self.n))
 
-    def run(self, cmd, tag, expect=0, on_started=None, prefix=None):
-        """Runs cmd; checks its exit status; returns its stderr. on_started(popen, prefix) runs
-        while the command does (to kill a daemon mid-run)."""
-        return self.run_both(cmd, tag, expect, on_started, prefix)[1]
+    def run(self, cmd, tag, expect=0, on_started=None, prefix=None, env=None):
+        """Runs cmd (in env, or this process's environment); checks its exit status; returns its
+        stderr. on_started(popen, prefix) runs while the command does (to kill a daemon mid-run)."""
+        return self.run_both(cmd, tag, expect, on_started, prefix, env)[1]
 
     def run_stdout(self, cmd, tag, expect=0):
         """The same, returning its stdout."""
         return self.run_both(cmd, tag, expect)[0]
 
-    def run_both(self, cmd, tag, expect=0, on_started=None, prefix=None):
+    def run_both(self, cmd, tag, expect=0, on_started=None, prefix=None, env=None):
         p = subprocess.Popen(cmd, cwd=self.dir, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+                             stderr=subprocess.PIPE, text=True, env=env)
         try:
             if on_started:
                 on_started(p, prefix)

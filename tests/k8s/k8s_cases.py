@@ -53,8 +53,9 @@ class Case(BridgeCase):
     def __init__(self, args):
         super().__init__(args, "k8s")
 
-    def vtime_k8s(self, wl, tag, hosts, config=None, more=(), bridge=(), expect=0, on_started=None):
-        """`vtime k8s`; returns (prefix, stderr), once no process of the run is left."""
+    def vtime_k8s(self, wl, tag, hosts, config=None, more=(), bridge=(), expect=0, on_started=None, env=None):
+        """`vtime k8s` (in env, or this process's environment); returns (prefix, stderr), once no
+        process of the run is left."""
         prefix = self.prefix(tag)
         cmd = [self.a.vtime, "k8s", "-w", wl, "-e", prefix, "-q", "--hosts", str(hosts)]
         if config:
@@ -62,7 +63,7 @@ class Case(BridgeCase):
         cmd += list(more)
         if bridge:
             cmd += ["--"] + list(bridge)
-        err = self.run(cmd, tag, expect, on_started, prefix)
+        err = self.run(cmd, tag, expect, on_started, prefix, env)
         self.nothing_left(prefix + "_k8s")
         return prefix, err
 
@@ -70,11 +71,15 @@ class Case(BridgeCase):
 def contention(c):
     """Every job runs once a host is free (one cpu a Node), the two-host job is rejected with a
     reason, the scheduler's own logs and the run's directory are kept, and a second run (as
-    root, with the pids wrapping around during its start-up) gives the same _jobs.csv byte for
-    byte."""
+    root, with the pids wrapping around during its start-up; in a run directory with a longer
+    name, and with more variables in vtime's environment) gives the same _jobs.csv byte for byte
+    and kube-scheduler starts its informers in the same order. That order is the most sensitive
+    sign of a Go component's inputs: it changed with the length of the run's directory and with
+    any variable more in the environment before the components got their own."""
     wl = c.path("contention.json")
     n = contention_workload(wl)
     first = None
+    first_informers = None
     for i in range(2):
         if i == 1 and os.geteuid() == 0:
             # The second run with the pids wrapping around during the start-up (as root): whose
@@ -85,7 +90,11 @@ def contention(c):
                 pid_max = int(f.read())
             with open("/proc/sys/kernel/ns_last_pid", "w") as f:
                 f.write(str(pid_max - 20))
-        prefix, err = c.vtime_k8s(wl, "contention", hosts=4)
+        if i == 0:
+            prefix, err = c.vtime_k8s(wl, "contention", hosts=4)
+        else:
+            env = dict(os.environ, VTIME_LOG="controller=error", XYZ="1")
+            prefix, err = c.vtime_k8s(wl, "contention-in-a-directory-with-a-longer-name", hosts=4, env=env)
         text = read(prefix + "_jobs.csv")
         table = rows(text)
         check(len(table) == n, "%d rows in _jobs.csv, expected %d" % (len(table), n))
@@ -106,9 +115,14 @@ def contention(c):
         log = read(prefix + "_k8s/log/kube-scheduler.log")
         check("Successfully bound pod to node" in log and "job-" in log,
               "the scheduler's log does not mention the pods")
+        informers = [line.split("Starting reflector ")[1].split(" ")[0] for line in log.splitlines()
+                     if "Starting reflector " in line]
+        check(len(informers) >= 5, "kube-scheduler's log names %d informers" % len(informers))
         if first is None:
-            first = text
+            first, first_informers = text, informers
         check(text == first, "run %d's _jobs.csv differs from run 1's:\n%s\n---\n%s" % (i + 1, first, text))
+        check(informers == first_informers, "kube-scheduler started its informers in another order in run %d:\n%s\n---\n%s"
+              % (i + 1, first_informers, informers))
 
 
 def backoff_config(c):
