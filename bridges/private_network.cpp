@@ -153,4 +153,10 @@ Network enter_private_network() {
   return {Network::kPrivate, ""};
 }
 
+std::optional<std::string> enter_private_hostname(const std::string& name) {
+  if (unshare(CLONE_NEWUTS) != 0) return sys_error("unshare(CLONE_NEWUTS)", errno);
+  if (sethostname(name.data(), name.size()) != 0) return sys_error("sethostname", errno);
+  return std::nullopt;
+}
+
 }  // namespace vtime::bridges

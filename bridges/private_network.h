@@ -21,6 +21,7 @@
 //     if (net.where == bridges::Network::kHost) fprintf(stderr, "warning: %s\n", net.why.c_str());
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace vtime::bridges {
@@ -38,5 +39,12 @@ struct Network {
 // Moves the calling process (and every child it makes from now on) into a new network namespace
 // whose loopback is up and acknowledges at once.
 Network enter_private_network();
+
+// Gives the calling thread (and every child it makes from now on) a UTS namespace of its own
+// whose host name is `name`: a Go program's behaviour depends on the length of the host name it
+// reads (kube-scheduler puts it in every event it writes; docs/k8s.md "Determinism"), which
+// differs between machines. Needs CAP_SYS_ADMIN, as root or in the user namespace
+// enter_private_network() made. Returns why it could not, or nothing.
+std::optional<std::string> enter_private_hostname(const std::string& name);
 
 }  // namespace vtime::bridges

@@ -22,6 +22,9 @@ namespace {
 
 using namespace vtime::protocol;
 
+// The host name the components see, on every machine.
+constexpr const char* kHostName = "vtime-k8s";
+
 // The highest priority a user-defined Pod may have (Kubernetes' HighestUserDefinablePriority).
 constexpr int kTopPriority = 1'000'000'000;
 
@@ -47,6 +50,12 @@ class Bridge {
     sock_.bind(o.endpoint);
     // After the bind (a tcp:// endpoint stays reachable from the host), before any component.
     if (o.private_network) enter_network();
+    // Every component reads the host name (kube-scheduler writes it into its events): one name
+    // for every run on every machine (bridges/private_network.h).
+    if (auto why = bridges::enter_private_hostname(kHostName)) {
+      fprintf(stderr, "vtime-k8s: warning: the components see this machine's host name (%s), so schedules may "
+                      "differ from a run on another machine; run as root (docs/k8s.md)\n", why->c_str());
+    }
     // Every decision of ours is a binding heard on the watch, which asks for a tick: the timers
     // of etcd, the API server and the scheduler have nothing to tell Batsim by themselves.
     bridges::ticks_on_request();

@@ -53,11 +53,12 @@ class Case(BridgeCase):
     def __init__(self, args):
         super().__init__(args, "k8s")
 
-    def vtime_k8s(self, wl, tag, hosts, config=None, more=(), bridge=(), expect=0, on_started=None, env=None):
-        """`vtime k8s` (in env, or this process's environment); returns (prefix, stderr), once no
-        process of the run is left."""
+    def vtime_k8s(self, wl, tag, hosts, config=None, more=(), bridge=(), expect=0, on_started=None, env=None,
+                  wrapper=()):
+        """`vtime k8s` (in env, or this process's environment; after the command `wrapper`);
+        returns (prefix, stderr), once no process of the run is left."""
         prefix = self.prefix(tag)
-        cmd = [self.a.vtime, "k8s", "-w", wl, "-e", prefix, "-q", "--hosts", str(hosts)]
+        cmd = list(wrapper) + [self.a.vtime, "k8s", "-w", wl, "-e", prefix, "-q", "--hosts", str(hosts)]
         if config:
             cmd += ["--scheduler-config", config]
         cmd += list(more)
@@ -71,11 +72,13 @@ class Case(BridgeCase):
 def contention(c):
     """Every job runs once a host is free (one cpu a Node), the two-host job is rejected with a
     reason, the scheduler's own logs and the run's directory are kept, and a second run (as
-    root, with the pids wrapping around during its start-up; in a run directory with a longer
-    name, and with more variables in vtime's environment) gives the same _jobs.csv byte for byte
+    root, with the pids wrapping around during its start-up, and another host name; in a run
+    directory with a longer name, and with more variables in vtime's environment) gives the same
+    _jobs.csv byte for byte
     and kube-scheduler starts its informers in the same order. That order is the most sensitive
-    sign of a Go component's inputs: it changed with the length of the run's directory and with
-    any variable more in the environment before the components got their own."""
+    sign of a Go component's inputs: it changed with the length of the run's directory, of the
+    host name, and with any variable more in the environment before the components got their
+    own."""
     wl = c.path("contention.json")
     n = contention_workload(wl)
     first = None
@@ -94,7 +97,12 @@ def contention(c):
             prefix, err = c.vtime_k8s(wl, "contention", hosts=4)
         else:
             env = dict(os.environ, VTIME_LOG="controller=error", XYZ="1")
-            prefix, err = c.vtime_k8s(wl, "contention-in-a-directory-with-a-longer-name", hosts=4, env=env)
+            # As root, on a "machine" with another host name too (a UTS namespace of its own).
+            wrapper = []
+            if os.geteuid() == 0:
+                wrapper = ["unshare", "-u", "sh", "-c", 'hostname "$0" && exec "$@"', "a-host-name-longer-than-most"]
+            prefix, err = c.vtime_k8s(wl, "contention-in-a-directory-with-a-longer-name", hosts=4, env=env,
+                                      wrapper=wrapper)
         text = read(prefix + "_jobs.csv")
         table = rows(text)
         check(len(table) == n, "%d rows in _jobs.csv, expected %d" % (len(table), n))
