@@ -43,6 +43,10 @@ std::vector<std::string> component_environment(char** environ, const std::vector
   // too (kubectl keeps a cache under it).
   env["PWD"] = "/proc/self/cwd";
   env["HOME"] = "/proc/self/cwd";
+  // Not the machine's /etc/localtime: the zone a Go program loads changed kube-scheduler's
+  // start-up too (America/New_York and Australia/Sydney gave two orders). Go takes "UTC" as is,
+  // without reading a file.
+  env["TZ"] = "UTC";
   for (const auto& x : extra) {
     auto eq = x.find('=');
     if (eq == std::string::npos || eq == 0) {

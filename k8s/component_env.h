@@ -15,7 +15,7 @@
 // Example:
 //     component_environment(environ, {"GODEBUG=gctrace=1"})
 //     // {"GODEBUG=gctrace=1", "GOMAXPROCS=1", "HOME=/proc/self/cwd", "LD_PRELOAD=...",
-//     //  "PATH=...", "PWD=/proc/self/cwd", "VTIME_SESSION=////.../proc/123/fd/6"}
+//     //  "PATH=...", "PWD=/proc/self/cwd", "TZ=UTC", "VTIME_SESSION=////.../proc/123/fd/6"}
 #pragma once
 
 #include <string>
@@ -26,8 +26,8 @@ namespace vtime::k8s {
 // From `environ` (NAME=VALUE strings, null-terminated) keeps what vtime needs in the components
 // (LD_PRELOAD, VTIME_SESSION padded to a fixed length, VTIME_TSC) and the Go runtime's own
 // settings (GOMAXPROCS, GODEBUG, GOGC, GOMEMLIMIT, GOTRACEBACK); adds a fixed PATH, PWD and HOME
-// naming the working directory (/proc/self/cwd: the components run in the run's directory), then
-// `extra` (NAME=VALUE, replacing a variable of that name). Sorted by name, so that the order
+// naming the working directory (/proc/self/cwd: the components run in the run's directory),
+// TZ=UTC, then `extra` (NAME=VALUE, replacing a variable of that name). Sorted by name, so that the order
 // of the bridge's environment does not matter either. Throws std::invalid_argument for an extra
 // entry that is not NAME=VALUE.
 std::vector<std::string> component_environment(char** environ, const std::vector<std::string>& extra);

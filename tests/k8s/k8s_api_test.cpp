@@ -307,12 +307,13 @@ std::vector<std::string> env_of(std::vector<std::string> vars, const std::vector
 TEST(ComponentEnv, KeepsWhatVtimeAndGoNeedAndNothingOfTheCaller) {
   auto env = env_of({"TERM=xterm", "LD_PRELOAD=/lib/shim.so", "VTIME_SESSION=/proc/123/fd/6", "VTIME_LOG=controller=debug",
                      "VTIME_OUTPUT_PREFIX=/home/u/out", "GOMAXPROCS=1", "GOPATH=/go", "ETCD_NAME=x", "PATH=/home/u/bin",
-                     "HOME=/home/u", "PWD=/home/u"});
+                     "HOME=/home/u", "PWD=/home/u", "TZ=Europe/Paris"});
   std::vector<std::string> want = {"GOMAXPROCS=1",
                                    "HOME=/proc/self/cwd",
                                    "LD_PRELOAD=/lib/shim.so",
                                    "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
                                    "PWD=/proc/self/cwd",
+                                   "TZ=UTC",
                                    "VTIME_SESSION=" + std::string(40 - 14, '/') + "/proc/123/fd/6"};
   EXPECT_EQ(env, want);
 }
