@@ -54,9 +54,9 @@ int main(int argc, char** argv) {
   app.add_option("--component-env", o.component_env,
                  "NAME=VALUE added to the environment of etcd, kube-apiserver, kubectl and kube-scheduler "
                  "(repeatable), e.g. GODEBUG=gctrace=1. Their environment is otherwise defined by the run, not "
-                 "inherited: vtime's own (LD_PRELOAD, VTIME_SESSION, VTIME_TSC), the Go runtime's settings (GOMAXPROCS, GODEBUG, "
-                 "GOGC, GOMEMLIMIT, GOTRACEBACK), a fixed PATH, PWD and HOME naming DIR, TZ=UTC, because a Go component's tie-breaking "
-                 "depends on its environment (docs/k8s.md)")
+                 "inherited: vtime's own (LD_PRELOAD, VTIME_SESSION, VTIME_TSC), the Go runtime's settings "
+                 "(GOMAXPROCS, GODEBUG, GOGC, GOMEMLIMIT, GOTRACEBACK), a fixed PATH, PWD and HOME naming DIR, "
+                 "TZ=UTC, because a Go component's tie-breaking depends on its environment (docs/k8s.md)")
       ->option_text("NAME=VALUE")
       ->allow_extra_args(false)
       ->check([](const std::string& v) {
