@@ -145,17 +145,27 @@ TEST(TreeWatch, BlockedTreeOfProcessesAndThreadsIsQuiet) {
     });
     block_forever();
   });
-  // Quiet once every thread exists and blocks: a count of 0 active alone can come between two
-  // steps of the set-up on a loaded machine (a CI run saw the generation move after it).
+  // Quiet once every thread exists and blocks (a count of 0 active alone does not say the set-up
+  // is over).
   EXPECT_TRUE(eventually([&] {
     pid_t grandchild = first_child(child);
     return thread_count(child) == 9 && grandchild > 0 && thread_count(grandchild) == 2 && w->counts().active == 0;
   }));
+  // Network receive work anywhere on the machine counts too (net_rx in tree_watch.bpf.c): a test
+  // beside this one sending on the loopback moved the generation in a -j2 run. A blocked tree
+  // stays quiet in at least one of ten windows; one that is not blocked changes in every one.
   auto quiet = w->counts();
-  usleep(20000);
+  bool stayed = false;
+  for (int i = 0; i < 10 && !stayed; ++i) {
+    quiet = w->counts();
+    usleep(20000);
+    stayed = w->counts().generation == quiet.generation;
+  }
 #ifndef __SANITIZE_THREAD__
   // (ThreadSanitizer's runtime keeps a background thread in every process, which wakes by itself.)
-  EXPECT_EQ(w->counts().generation, quiet.generation) << "a blocked tree changed";
+  EXPECT_TRUE(stayed) << "a blocked tree changed in each of ten windows of 20 ms";
+#else
+  (void)stayed;
 #endif
   // One byte wakes one reader: the tree is active while it runs, quiet once it has exited.
   ASSERT_EQ(write(fds[1], "x", 1), 1);
