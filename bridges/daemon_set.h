@@ -46,8 +46,8 @@ class DaemonSet {
   DaemonSet(const DaemonSet&) = delete;
   DaemonSet& operator=(const DaemonSet&) = delete;
 
-  // Starts a daemon (with spec.env, or this process's environment). Throws DaemonError when it cannot be
-  // executed (the message names it and says why).
+  // Starts a daemon (with spec.env, or this process's environment). Throws DaemonError when it
+  // cannot be executed (the message names it and says why).
   void start(const DaemonSpec& spec);
   // One pidfd per running daemon, readable once it has exited.
   std::vector<int> fds() const;

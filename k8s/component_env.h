@@ -27,9 +27,9 @@ namespace vtime::k8s {
 // (LD_PRELOAD, VTIME_SESSION padded to a fixed length, VTIME_TSC) and the Go runtime's own
 // settings (GOMAXPROCS, GODEBUG, GOGC, GOMEMLIMIT, GOTRACEBACK); adds a fixed PATH, PWD and HOME
 // naming the working directory (/proc/self/cwd: the components run in the run's directory),
-// TZ=UTC, then `extra` (NAME=VALUE, replacing a variable of that name). Sorted by name, so that the order
-// of the bridge's environment does not matter either. Throws std::invalid_argument for an extra
-// entry that is not NAME=VALUE.
+// TZ=UTC, then `extra` (NAME=VALUE, replacing a variable of that name). Sorted by name, so that
+// the order of the bridge's environment does not matter either. Throws std::invalid_argument for
+// an extra entry that is not NAME=VALUE.
 std::vector<std::string> component_environment(char** environ, const std::vector<std::string>& extra);
 
 }  // namespace vtime::k8s

@@ -74,11 +74,10 @@ def contention(c):
     reason, the scheduler's own logs and the run's directory are kept, and a second run (as
     root, with the pids wrapping around during its start-up, and another host name; in a run
     directory with a longer name, and with more variables in vtime's environment) gives the same
-    _jobs.csv byte for byte
-    and kube-scheduler starts its informers in the same order. That order is the most sensitive
-    sign of a Go component's inputs: it changed with the length of the run's directory, of the
-    host name, and with any variable more in the environment before the components got their
-    own."""
+    _jobs.csv byte for byte and kube-scheduler starts its informers in the same order. That
+    order is the most sensitive sign of a Go component's inputs: it changed with the length of
+    the run's directory, of the host name, and with any variable more in the environment before
+    the components got their own."""
     wl = c.path("contention.json")
     n = contention_workload(wl)
     first = None

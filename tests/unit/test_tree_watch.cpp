@@ -60,7 +60,6 @@ pid_t adopt(TreeWatch& w, const std::function<void()>& body) {
   return pid;
 }
 
-// Polls `pred` for up to 5 s of real time.
 // Threads of process `pid` (its /proc status), 0 if it is gone.
 int thread_count(pid_t pid) {
   FILE* f = fopen(("/proc/" + std::to_string(pid) + "/status").c_str(), "re");
@@ -84,6 +83,7 @@ pid_t first_child(pid_t pid) {
   return c;
 }
 
+// Polls `pred` for up to 5 s of real time.
 bool eventually(const std::function<bool()>& pred) {
   auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (std::chrono::steady_clock::now() < end) {
