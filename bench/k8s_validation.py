@@ -55,6 +55,8 @@ except ImportError:
     sys.exit(2)
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from run_processes import processes_mentioning  # noqa: E402 (the tests' own leftover check)
 SEED = 1
 # The quick workload's seed: one whose vtime run has no close call (close_calls), so that the
 # smoke run does not depend on how a real run resolves one.
@@ -300,28 +302,6 @@ def parse_alloc(s):
     return out
 
 
-def run_dir_processes(d):
-    """(pid, cmdline) of every process whose command line names the run's directory, or that runs
-    in it (vtime-k8s's components: relative paths, the run's directory as working directory)."""
-    left = []
-    d = os.path.abspath(d).rstrip("/")
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        try:
-            with open("/proc/%s/cmdline" % pid, "rb") as f:
-                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        try:
-            cwd = os.readlink("/proc/%s/cwd" % pid)
-        except OSError:
-            cwd = ""
-        if d in cmd or cwd == d or cwd.startswith(d + "/"):
-            left.append((int(pid), cmd.strip()))
-    return left
-
-
 class RealRun:
     def __init__(self, bridge, work, tag, hosts, wl_path, jobs, profiles, poll_s, align_phase):
         self.bridge, self.tag, self.hosts = bridge, tag, hosts
@@ -384,7 +364,7 @@ class RealRun:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
         time.sleep(0.5)
-        left = run_dir_processes(self.dir)
+        left = processes_mentioning(os.path.abspath(self.dir))
         if left:
             self.notes.append("left running after vtime-k8s exited, killed: " +
                               "; ".join("%d %s" % (p, c[:80]) for p, c in left))
@@ -715,7 +695,7 @@ def main():
         log("k8s_validation: set-up error: timed out: %s" % e)
         return 2
     finally:
-        left = run_dir_processes(work)
+        left = processes_mentioning(os.path.abspath(work))
         if left:
             log("k8s_validation: processes left running (killed):\n" + "\n".join("%d: %s" % p for p in left))
             for pid, _ in left:

@@ -46,6 +46,8 @@ import tempfile
 import time
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from run_processes import processes_mentioning  # noqa: E402 (the tests' own leftover check)
 EXAMPLES = os.path.join(ROOT, "examples", "slurm")
 CONFIGS = {"builtin": "fcfs.conf", "backfill": "backfill.conf"}
 NODES = 8
@@ -362,7 +364,7 @@ class RealCluster:
         self.procs = []
         # Job scripts the cluster started and did not stop (their path is in our directory): their
         # process groups (proctrack/pgid: one per job) are killed too.
-        for pid, _ in leftovers(self.d):
+        for pid, _ in processes_mentioning(os.path.abspath(self.d)):
             try:
                 pgid = os.getpgid(pid)
                 if pgid != os.getpgrp():
@@ -417,21 +419,6 @@ def run_real(jobs, profiles, extra, work, tag, setup, align, order):
                 "conf": conf_settings(c.conf_text, d, c.port)}
     finally:
         c.stop()
-
-
-def leftovers(work):
-    left = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open("/proc/%s/cmdline" % pid, "rb") as f:
-                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if work in cmd and int(pid) != os.getpid():
-            left.append((int(pid), cmd))
-    return left
 
 
 # ---------------------------------------------------------------------------------------------
@@ -535,7 +522,7 @@ def main():
         log("slurm_validation: set-up error: timed out: %s" % e)
         return 2
     finally:
-        left = leftovers(work)
+        left = processes_mentioning(os.path.abspath(work))
         if left:
             log("slurm_validation: processes left running:\n" + "\n".join("%d: %s" % p for p in left))
         if not a.keep:

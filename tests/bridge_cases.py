@@ -1,8 +1,8 @@
 """What the bridge schedulers' integration tests share (tests/slurm/slurm_cases.py,
 tests/k8s/k8s_cases.py): a failure type, reading outputs, a scratch directory per case, running
 a `vtime` command with a time limit and an expected status, checking that no process of the run
-is left behind (none has the run's directory on its command line), and the command line of a
-case runner."""
+is left behind (none names the run's directory on its command line or runs in it:
+run_processes.py), and the command line of a case runner."""
 import argparse
 import csv
 import io
@@ -13,6 +13,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from run_processes import processes_mentioning  # noqa: F401 (k8s_cases imports it from here)
 
 
 class Failure(Exception):
@@ -36,29 +38,6 @@ def read(path):
     check(os.path.exists(path), "no output %s" % path)
     with open(path) as f:
         return f.read()
-
-
-def processes_mentioning(text):
-    """(pid, command line) of every process whose command line contains text, or whose working
-    directory is text or lies under it (vtime-k8s runs its components in the run's directory,
-    with relative paths in their arguments)."""
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        try:
-            with open("/proc/%s/cmdline" % pid, "rb") as f:
-                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        try:
-            cwd = os.readlink("/proc/%s/cwd" % pid)
-        except OSError:
-            cwd = ""
-        under = text.startswith("/") and (cwd == text.rstrip("/") or cwd.startswith(text.rstrip("/") + "/"))
-        if text in cmdline or under:
-            found.append((int(pid), cmdline))
-    return found
 
 
 class BridgeCase:
