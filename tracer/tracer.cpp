@@ -99,7 +99,7 @@ int Tracer::run() {
     int status = 0;
     pid_t w;
     bool any = false;
-    while ((w = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
+    while ((w = next_event(&status)) > 0) {
       on_stop(w, status);
       any = true;
     }
@@ -129,6 +129,20 @@ int Tracer::run() {
     if ((sig == SIGTERM || sig == SIGINT || sig == SIGHUP) && owner_gone()) return 0;
     spin_until_ns_ = real_monotonic_ns() + kSpinNs;
   }
+}
+
+// The next stop or exit of a traced thread (waitpid's pid, 0 when there is none). An exit is
+// looked at first without taking it (WNOWAIT): taking it is when the kernel detaches the zombie
+// and then wakes its parent, and tracer_reaps says so around it (abi::Header).
+pid_t Tracer::next_event(int* status) {
+  siginfo_t si{};
+  if (waitid(P_ALL, 0, &si, WEXITED | WSTOPPED | WNOHANG | WNOWAIT | __WALL) != 0 || si.si_pid == 0) return 0;
+  const bool exit = si.si_code == CLD_EXITED || si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED;
+  auto& reaps = seg_.header.tracer_reaps;
+  if (exit) reaps.fetch_add(1, std::memory_order_seq_cst);
+  pid_t w = waitpid(si.si_pid, status, __WALL | WNOHANG);
+  if (exit) reaps.fetch_add(1, std::memory_order_seq_cst);
+  return w;
 }
 
 void Tracer::serve_requests() {

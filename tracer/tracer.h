@@ -81,6 +81,7 @@ class Tracer {
     uint64_t random_drawn = 0;
   };
 
+  pid_t next_event(int* status);
   void serve_requests();
   void on_stop(pid_t tid, int status);
   void on_call(pid_t tid);

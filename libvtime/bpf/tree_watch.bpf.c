@@ -92,15 +92,26 @@ struct {
   __type(value, __u32);
 } net_rx SEC(".maps");
 
+// The order of the updates matters: user space reads generation, then active, then exits, and
+// the vCPU running this program may be preempted by the hypervisor between two of its updates
+// for as long as a whole idle decision takes (seen: tracer.serial_gate under load). A thread
+// that becomes active raises `active` before `generation`: a reader that sees the new generation
+// sees the count, and one that sees neither sees the same nothing twice (the event had not begun
+// for it; whoever caused it is active, or outside the tree). One that becomes inactive moves
+// `generation` first: a reader that sees the lower count then differs in generation from its
+// first read, or read the count low twice after both updates.
 static __always_inline void account(__u32 old, int now_active) {
   int was_active = (old & ACTIVE) != 0;
   if (was_active == now_active) return;
-  __sync_fetch_and_add(&counters.generation, 1);
   if (now_active) {
     __sync_fetch_and_add(&counters.active, 1);
-  } else if (__sync_fetch_and_add(&counters.active, -1) == 1) {
-    __u64 g = counters.generation;
-    bpf_ringbuf_output(&idle_ring, &g, sizeof g, 0);
+    __sync_fetch_and_add(&counters.generation, 1);
+  } else {
+    __sync_fetch_and_add(&counters.generation, 1);
+    if (__sync_fetch_and_add(&counters.active, -1) == 1) {
+      __u64 g = counters.generation;
+      bpf_ringbuf_output(&idle_ring, &g, sizeof g, 0);
+    }
   }
 }
 
@@ -160,9 +171,11 @@ int BPF_PROG(tree_switch, _Bool preempt, struct task_struct *prev, struct task_s
   __u32 *v = bpf_task_storage_get(&tree_tasks, prev, 0, 0);
   if (v) {
     if (prev_state & TASK_DEAD) {
-      account(__sync_fetch_and_and(v, ~ACTIVE), 0);
+      // The exit first: a reader that sees the count drop sees the exit too, and looks for a
+      // traced zombie (a parent that the tracer has still to notify).
       __sync_fetch_and_add(&counters.exits, 1);
       __sync_fetch_and_add(&counters.generation, 1);
+      account(__sync_fetch_and_and(v, ~ACTIVE), 0);
     } else if (!preempt && (prev_state & 0xffu) == TASK_INTERRUPTIBLE && !(prev_state & TASK_FROZEN) &&
                BPF_CORE_READ(prev, __state) != 0) {
       // Blocked in S. The second test covers kernels before 6.12, which pass the state read

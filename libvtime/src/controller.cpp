@@ -429,6 +429,8 @@ struct Controller::Impl {
     *busy_active = false;
     *unconsumed = 0;
     uint64_t a1 = h.activity.load(std::memory_order_seq_cst);
+    const uint32_t r1 = h.tracer_reaps.load(std::memory_order_seq_cst);
+    if (r1 & 1) return false;  // the tracer is taking an exit: a parent may be about to wake
     TreeWatch::Counts c1 = watch->counts();
     if (!c1.complete) {
       give_up_kernel_count("a thread of the tree could not be tracked by the kernel count");
@@ -487,7 +489,8 @@ struct Controller::Impl {
     TreeWatch::Counts c2 = watch->counts();
     uint64_t a2 = h.activity.load(std::memory_order_seq_cst);
     if (c2.active != 0) *busy_active = true;
-    return c2.active == 0 && c2.generation == c1.generation && a1 == a2;
+    return c2.active == 0 && c2.generation == c1.generation && a1 == a2 &&
+           h.tracer_reaps.load(std::memory_order_seq_cst) == r1;
   }
 
   // Frees process slot p (its process `pid` is dead or a zombie) and every slot it owned.
@@ -1106,6 +1109,7 @@ IdleResult Controller::look_until_idle(const std::function<bool()>& interrupted)
   Snapshot prev;
   bool have_prev = false;
   uint64_t prev_activity = 0;
+  uint32_t prev_reaps = 0;
   int busy_rounds = 0;
   for (;;) {
     if (interrupted && interrupted()) {
@@ -1113,11 +1117,14 @@ IdleResult Controller::look_until_idle(const std::function<bool()>& interrupted)
       return IdleResult::kInterrupted;
     }
     uint64_t a1 = h.activity.load(std::memory_order_seq_cst);
+    const uint32_t r1 = h.tracer_reaps.load(std::memory_order_seq_cst);
     // A scan that follows a quiet one may end the decision: it must re-read the proven sleepers
     // (the candidate scan before it relied on proofs made earlier).
     Snapshot snap = m.scan(have_prev, a1);
     uint64_t a2 = h.activity.load(std::memory_order_seq_cst);
-    m.last_scan_busy = snap.busy || a1 != a2;
+    // The tracer taking an exit meanwhile (abi::Header::tracer_reaps): as a wait that ended.
+    const uint32_t r2 = h.tracer_reaps.load(std::memory_order_seq_cst);
+    m.last_scan_busy = snap.busy || a1 != a2 || (r1 & 1) || r2 != r1;
     if (m.last_scan_busy) {
       have_prev = false;
       ++busy_rounds;
@@ -1138,7 +1145,7 @@ IdleResult Controller::look_until_idle(const std::function<bool()>& interrupted)
       }
       continue;
     }
-    if (have_prev && prev_activity == a2 && snap == prev) {
+    if (have_prev && prev_activity == a2 && prev_reaps == r2 && snap == prev) {
       ++m.stats.idle_decisions;
       m.end_busy();
       return IdleResult::kIdle;
@@ -1146,6 +1153,7 @@ IdleResult Controller::look_until_idle(const std::function<bool()>& interrupted)
     busy_rounds = 0;  // a quiet scan ends a busy stretch: the next one backs off from the start
     prev = std::move(snap);
     prev_activity = a2;
+    prev_reaps = r2;
     have_prev = true;
   }
 }

@@ -22,7 +22,7 @@
 namespace vtime::abi {
 
 inline constexpr uint64_t kMagic = 0x31454d4954565f56ULL;  // "V_VTIME1", little-endian
-inline constexpr uint32_t kVersion = 13;  // 13: kAgentRetry; 12: thread turns over every futex wait; 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
+inline constexpr uint32_t kVersion = 14;  // 14: tracer_reaps; 13: kAgentRetry; 12: thread turns over every futex wait; 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
 inline constexpr uint32_t kWaiterSlots = 4096;
 inline constexpr uint32_t kProcessSlots = 512;
 inline constexpr uint32_t kThreadStatSlots = 4096;
@@ -239,7 +239,11 @@ struct alignas(64) Header {
   // Set by vtime_ticks_on_request(): the scheduler asks for every tick it needs, so timers that
   // fire in its tree no longer earn it one (a bridge whose daemons' timers say nothing to it).
   std::atomic<uint32_t> ticks_on_request_only;
-  std::atomic<uint32_t> reserved3;
+  // Odd while the tracer reaps a traced process that exited (its waitpid): inside that call the
+  // kernel detaches the zombie (TracerPid 0) and only then wakes its parent, which waits for it;
+  // a vCPU the hypervisor preempts between the two leaves a tree that looks idle with a wake-up
+  // on its way. An idle decision needs the same even value before and after it (Controller).
+  std::atomic<uint32_t> tracer_reaps;
   // kCpuCalls: the virtual cost of one charged call, and the debt at which a thread pays what it
   // owes by sleeping it (so time moves in steps of the quantum, not on every call).
   std::atomic<int64_t> cpu_cost_ns;
