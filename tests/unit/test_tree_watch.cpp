@@ -146,10 +146,10 @@ TEST(TreeWatch, BlockedTreeOfProcessesAndThreadsIsQuiet) {
     block_forever();
   });
   // Quiet once every thread exists and blocks (a count of 0 active alone does not say the set-up
-  // is over).
+  // is over). At least: a sanitizer's runtime (TSan) adds a thread of its own to the child.
   EXPECT_TRUE(eventually([&] {
     pid_t grandchild = first_child(child);
-    return thread_count(child) == 9 && grandchild > 0 && thread_count(grandchild) == 2 && w->counts().active == 0;
+    return thread_count(child) >= 9 && grandchild > 0 && thread_count(grandchild) >= 2 && w->counts().active == 0;
   }));
   // Network receive work anywhere on the machine counts too (net_rx in tree_watch.bpf.c): a test
   // beside this one sending on the loopback moved the generation in a -j2 run. A blocked tree
