@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 
-from run_processes import processes_mentioning  # noqa: F401 (k8s_cases imports it from here)
+from run_processes import processes_mentioning
 
 
 class Failure(Exception):

@@ -20,7 +20,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import bridge_cases  # noqa: E402
-from bridge_cases import BridgeCase, check, processes_mentioning, read, rows  # noqa: E402
+from bridge_cases import BridgeCase, check, read, rows  # noqa: E402
+from run_processes import processes_mentioning  # noqa: E402
 
 
 EXAMPLES = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "k8s"))
