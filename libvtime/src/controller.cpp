@@ -100,6 +100,20 @@ std::optional<TimePoint> earliest_deadline(abi::Segment& seg) {
   return TimePoint::from_ns(best);
 }
 
+// What the waiting side and the tracer publish in the header, read at both ends of an idle
+// decision: the activity counter (every wait entry, exit and registration) and the tracer's reap
+// counter (abi::Header::tracer_reaps, odd while it takes an exit). A decision holds when both ends
+// read the same marks and no reap was under way.
+struct Marks {
+  uint64_t activity = 0;
+  uint32_t reaps = 0;
+  static Marks read(const abi::Header& h) {
+    return {h.activity.load(std::memory_order_seq_cst), h.tracer_reaps.load(std::memory_order_seq_cst)};
+  }
+  bool settled() const { return (reaps & 1) == 0; }
+  bool operator==(const Marks&) const = default;
+};
+
 struct Snapshot {
   std::vector<ThreadSample> threads;
   std::vector<pid_t> pids;
@@ -353,16 +367,19 @@ struct Controller::Impl {
   // The /proc rule's own confirmation (two scans with nothing between them), asked while the
   // kernel count still decides: true when it sees the whole tree asleep.
   bool proc_sees_tree_asleep() {
-    const uint64_t a1 = seg.header.activity.load(std::memory_order_seq_cst);
-    Snapshot first = scan(false, a1);
+    const Marks m1 = Marks::read(seg.header);
+    if (!m1.settled()) return false;
+    Snapshot first = scan(false, m1.activity);
     if (first.busy) return false;
-    Snapshot second = scan(true, a1);
-    const uint64_t a2 = seg.header.activity.load(std::memory_order_seq_cst);
-    return !second.busy && second == first && a1 == a2;
+    Snapshot second = scan(true, m1.activity);
+    return !second.busy && second == first && Marks::read(seg.header) == m1;
   }
 
   void give_up_kernel_count(const char* why, LogLevel level = LogLevel::kWarn) {
-    VTIME_LOGF("controller", level, "%s: idle decisions read /proc from now on", why);
+    // Events the kernel dropped because they came while the same program ran on their cpu (an
+    // interrupt inside it) leave the count wrong: say whether there were any (docs/shim.md).
+    VTIME_LOGF("controller", level, "%s (the kernel skipped %llu of the count's program runs): idle decisions read /proc from now on",
+               why, static_cast<unsigned long long>(watch ? watch->misses() : 0));
     watch = nullptr;
   }
 
@@ -428,9 +445,8 @@ struct Controller::Impl {
     auto& h = seg.header;
     *busy_active = false;
     *unconsumed = 0;
-    uint64_t a1 = h.activity.load(std::memory_order_seq_cst);
-    const uint32_t r1 = h.tracer_reaps.load(std::memory_order_seq_cst);
-    if (r1 & 1) return false;  // the tracer is taking an exit: a parent may be about to wake
+    const Marks m1 = Marks::read(h);
+    if (!m1.settled()) return false;  // the tracer is taking an exit: a parent may be about to wake
     TreeWatch::Counts c1 = watch->counts();
     if (!c1.complete) {
       give_up_kernel_count("a thread of the tree could not be tracked by the kernel count");
@@ -487,10 +503,9 @@ struct Controller::Impl {
       if (!sample_own_threads(own_after) || own_before != own_after) return false;
     }
     TreeWatch::Counts c2 = watch->counts();
-    uint64_t a2 = h.activity.load(std::memory_order_seq_cst);
+    const Marks m2 = Marks::read(h);
     if (c2.active != 0) *busy_active = true;
-    return c2.active == 0 && c2.generation == c1.generation && a1 == a2 &&
-           h.tracer_reaps.load(std::memory_order_seq_cst) == r1;
+    return c2.active == 0 && c2.generation == c1.generation && m2 == m1;
   }
 
   // Frees process slot p (its process `pid` is dead or a zombie) and every slot it owned.
@@ -1108,23 +1123,20 @@ IdleResult Controller::look_until_idle(const std::function<bool()>& interrupted)
   auto& h = m.seg.header;
   Snapshot prev;
   bool have_prev = false;
-  uint64_t prev_activity = 0;
-  uint32_t prev_reaps = 0;
+  Marks prev_marks;
   int busy_rounds = 0;
   for (;;) {
     if (interrupted && interrupted()) {
       m.end_busy();
       return IdleResult::kInterrupted;
     }
-    uint64_t a1 = h.activity.load(std::memory_order_seq_cst);
-    const uint32_t r1 = h.tracer_reaps.load(std::memory_order_seq_cst);
+    const Marks m1 = Marks::read(h);
     // A scan that follows a quiet one may end the decision: it must re-read the proven sleepers
     // (the candidate scan before it relied on proofs made earlier).
-    Snapshot snap = m.scan(have_prev, a1);
-    uint64_t a2 = h.activity.load(std::memory_order_seq_cst);
-    // The tracer taking an exit meanwhile (abi::Header::tracer_reaps): as a wait that ended.
-    const uint32_t r2 = h.tracer_reaps.load(std::memory_order_seq_cst);
-    m.last_scan_busy = snap.busy || a1 != a2 || (r1 & 1) || r2 != r1;
+    Snapshot snap = m.scan(have_prev, m1.activity);
+    // A wait begun or ended, or the tracer taking an exit, meanwhile: busy.
+    const Marks m2 = Marks::read(h);
+    m.last_scan_busy = snap.busy || !m1.settled() || m2 != m1;
     if (m.last_scan_busy) {
       have_prev = false;
       ++busy_rounds;
@@ -1141,19 +1153,18 @@ IdleResult Controller::look_until_idle(const std::function<bool()>& interrupted)
         sched_yield();  // the usual case: a thread about to block finishes doing so
       } else {
         long budget = std::min<long>(cap, 20L << std::min(busy_rounds - 4, 7));
-        m.wait_activity(a2, budget);
+        m.wait_activity(m2.activity, budget);
       }
       continue;
     }
-    if (have_prev && prev_activity == a2 && prev_reaps == r2 && snap == prev) {
+    if (have_prev && prev_marks == m2 && snap == prev) {
       ++m.stats.idle_decisions;
       m.end_busy();
       return IdleResult::kIdle;
     }
     busy_rounds = 0;  // a quiet scan ends a busy stretch: the next one backs off from the start
     prev = std::move(snap);
-    prev_activity = a2;
-    prev_reaps = r2;
+    prev_marks = m2;
     have_prev = true;
   }
 }

@@ -187,6 +187,17 @@ bool TreeWatch::watches(pid_t pid) const {
   return found && (v & 1u) != 0;
 }
 
+uint64_t TreeWatch::misses() const {
+  uint64_t n = 0;
+  bpf_program* prog;
+  bpf_object__for_each_program(prog, impl_->obj) {
+    bpf_prog_info info{};
+    uint32_t len = sizeof info;
+    if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0) n += info.recursion_misses;
+  }
+  return n;
+}
+
 #else  // built without libbpf or a BPF compiler
 
 struct TreeWatch::Impl {};
@@ -201,6 +212,7 @@ pid_t TreeWatch::root() const { return 0; }
 TreeWatch::Counts TreeWatch::counts() const { return {}; }
 bool TreeWatch::wait_quiet(long) { return false; }
 bool TreeWatch::watches(pid_t) const { return false; }
+uint64_t TreeWatch::misses() const { return 0; }
 
 #endif
 

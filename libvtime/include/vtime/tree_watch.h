@@ -59,6 +59,10 @@ class TreeWatch {
   bool wait_quiet(long timeout_us);
   // True when process `pid` (its leader thread) belongs to the tree.
   bool watches(pid_t pid) const;
+  // How many times the kernel skipped one of the program's runs so far: it runs each program at
+  // most once per cpu at a time, and drops an event that comes while that program is already
+  // running on the cpu (an interrupt inside it). One system call per program.
+  uint64_t misses() const;
 
  private:
   struct Impl;
