@@ -340,6 +340,9 @@ struct Controller::Impl {
   uint64_t reclaimed_exits = ~0ull;        // the exit count at the last look for dead threads
   std::unordered_set<pid_t> watched_pids;  // registered processes the watch is known to cover
   std::vector<ThreadSample> own_before;    // the broker's own threads at the start of a look
+  // drop_ended_tracer_waits: the count's generation and the marks when a pass found nothing that
+  // could change before the tree runs again (see there); none yet.
+  std::optional<std::pair<uint64_t, Marks>> tracer_waits_checked;
 
   // The CPU-time model (vtime/cpu_model.h): the controller lets the clock run while the tree
   // computes (real; calls past the busy limit) and says so when time stands still too long.
@@ -873,6 +876,20 @@ struct Controller::Impl {
   // call and stays. Called at idle points only (next_deadline, advance).
   void drop_ended_tracer_waits() {
     if (seg.header.traced.load(std::memory_order_acquire) == 0) return;
+    // Each tagged wait costs a read of /proc/TID/syscall (~4 us: the kernel waits for the thread
+    // to be off its cpu), and this runs at the idle decision, for the next deadline and at the
+    // advance, three times with nothing run in between. What a pass saw holds until a thread of
+    // the tree runs again, and a thread that runs moves the count's generation (it becomes
+    // active); the tracer arms a wait only while its thread is stopped, which counts as active
+    // too. So with the count, a pass is skipped when the count was zero with the same generation
+    // and marks at both ends of the last one and still is.
+    std::optional<std::pair<uint64_t, Marks>> before;
+    if (watch) {
+      TreeWatch::Counts c = watch->counts();
+      if (c.active == 0) before.emplace(c.generation, Marks::read(seg.header));
+      if (before && before == tracer_waits_checked) return;
+    }
+    tracer_waits_checked.reset();
     for (uint32_t i = 0, n = detail::waiter_limit(seg); i < n; ++i) {
       auto& w = seg.waiters[i];
       if (w.state.load(std::memory_order_acquire) != abi::kWaiting ||
@@ -890,6 +907,12 @@ struct Controller::Impl {
       uint32_t expected = abi::kWaiting;
       if (w.seq.load(std::memory_order_acquire) == seq) {
         w.state.compare_exchange_strong(expected, abi::kClaimed, std::memory_order_acq_rel);
+      }
+    }
+    if (before && watch) {
+      TreeWatch::Counts c = watch->counts();
+      if (c.active == 0 && c.generation == before->first && Marks::read(seg.header) == before->second) {
+        tracer_waits_checked = before;
       }
     }
   }
