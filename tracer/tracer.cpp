@@ -92,6 +92,7 @@ int Tracer::run() {
   for (int s : {SIGCHLD, SIGUSR2, SIGTERM, SIGINT, SIGHUP}) sigaddset(&set, s);
   sigprocmask(SIG_BLOCK, &set, nullptr);
   auto& h = seg_.header;
+  h.tracer_awake.store(1, std::memory_order_seq_cst);
   h.tracer_pid.store(getpid(), std::memory_order_release);
   detail::futex_wake(reinterpret_cast<std::atomic<uint32_t>*>(&h.tracer_pid));
   for (;;) {
@@ -122,10 +123,19 @@ int Tracer::run() {
       if (sig < 0) sched_yield();
       continue;
     }
+    // Asleep from here: the controller signals due waits again (abi::Header::tracer_awake). A
+    // deadline it reached before it could see that is found by this last look.
+    h.tracer_awake.store(0, std::memory_order_seq_cst);
+    if (interrupt_due()) {
+      h.tracer_awake.store(1, std::memory_order_seq_cst);
+      spin_until_ns_ = real_monotonic_ns() + kSpinNs;
+      continue;
+    }
     siginfo_t info;
     // A first stop waiting for its clone event has a real-time limit (release_late_first_stops).
     timespec limit{0, 10 * 1000 * 1000};
     int sig = waiting_first_stops_.empty() ? sigwaitinfo(&set, &info) : sigtimedwait(&set, &info, &limit);
+    h.tracer_awake.store(1, std::memory_order_seq_cst);
     if ((sig == SIGTERM || sig == SIGINT || sig == SIGHUP) && owner_gone()) return 0;
     spin_until_ns_ = real_monotonic_ns() + kSpinNs;
   }
@@ -641,14 +651,18 @@ void Tracer::on_interrupted(pid_t tid) {
   }
 }
 
-void Tracer::interrupt_due() {
+bool Tracer::interrupt_due() {
+  bool acted = false;
   for (uint32_t i = 0, n = detail::waiter_limit(seg_); i < n; ++i) {
     auto& s = seg_.waiters[i];
     if (s.state.load(std::memory_order_acquire) != abi::kWoken ||
         s.wake_kind.load(std::memory_order_relaxed) != abi::kWakeTracer) {
       continue;
     }
-    if (timers_.fire(i)) continue;
+    if (timers_.fire(i)) {
+      acted = true;
+      continue;
+    }
     pid_t tid = s.tid.load(std::memory_order_relaxed);
     auto it = threads_.find(tid);
     if (it == threads_.end() || it->second.slot != static_cast<int32_t>(i)) continue;
@@ -657,12 +671,14 @@ void Tracer::interrupt_due() {
     if (t.interrupt_sent && t.interrupt_seq == seq) continue;
     t.interrupt_sent = true;
     t.interrupt_seq = seq;
+    acted = true;
     VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: deadline of wait %llu, interrupting", static_cast<int>(tid),
                static_cast<unsigned long long>(seq));
     if (ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) != 0) {
       t.interrupt_sent = false;  // gone: its exit is reported next
     }
   }
+  return acted;
 }
 
 void Tracer::on_exec(pid_t tid) {

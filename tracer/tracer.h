@@ -97,7 +97,9 @@ class Tracer {
   // A SIGSEGV: if the thread read the time-stamp counter (trapped, determinism.h), answers it.
   bool on_tsc_fault(pid_t tid);
   void on_syscall_stop(pid_t tid);
-  void interrupt_due();
+  // Interrupts the calls whose deadline the controller reached and fires due timers; true when
+  // it did anything.
+  bool interrupt_due();
   void forget(pid_t tid);
   // The serial gate (abi::Header::serial, serial_gate.cpp). At the exit of a wait (its registers
   // `r`, result set): holds the thread if another process has the tree, else resumes it.

@@ -1544,7 +1544,13 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
     g = end;
   }
   // The tracer interrupts the due calls of its threads (tracer/tracer.h).
-  if (pid_t tracer = h.tracer_pid.load(std::memory_order_acquire); tracer_due && tracer > 0) kill(tracer, SIGUSR2);
+  // A tracer that polls finds them itself (abi::Header::tracer_awake); the fence orders the slots
+  // marked Woken above before the read of its flag.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (pid_t tracer = h.tracer_pid.load(std::memory_order_acquire);
+      tracer_due && tracer > 0 && h.tracer_awake.load(std::memory_order_seq_cst) == 0) {
+    kill(tracer, SIGUSR2);
+  }
   h.advances.fetch_add(1, std::memory_order_relaxed);
   h.wakeups.fetch_add(static_cast<uint64_t>(woken), std::memory_order_relaxed);
   ++m.stats.advances;

@@ -22,7 +22,7 @@
 namespace vtime::abi {
 
 inline constexpr uint64_t kMagic = 0x31454d4954565f56ULL;  // "V_VTIME1", little-endian
-inline constexpr uint32_t kVersion = 14;  // 14: tracer_reaps; 13: kAgentRetry; 12: thread turns over every futex wait; 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
+inline constexpr uint32_t kVersion = 15;  // 15: tracer_awake; 14: tracer_reaps; 13: kAgentRetry; 12: thread turns over every futex wait; 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
 inline constexpr uint32_t kWaiterSlots = 4096;
 inline constexpr uint32_t kProcessSlots = 512;
 inline constexpr uint32_t kThreadStatSlots = 4096;
@@ -219,7 +219,11 @@ struct alignas(64) Header {
   uint64_t process_offset;
   uint64_t thread_stat_offset;
   uint32_t thread_stat_count;
-  uint32_t reserved2;
+  // 1 while the tracer polls (it looks at the waiter table on its own), 0 while it sleeps or is
+  // about to: the controller signals it (SIGUSR2) for due waits only then. The tracer clears it,
+  // then looks at the table once more before sleeping; the controller marks slots Woken, then
+  // reads it (both orders sequentially consistent): one of the two sees the other.
+  std::atomic<uint32_t> tracer_awake;
   std::atomic<uint64_t> activity;      // bumped on every wait entry/exit and registration
   std::atomic<uint32_t> controller_word;
   std::atomic<uint32_t> controller_waiting;
@@ -249,8 +253,8 @@ struct alignas(64) Header {
   std::atomic<int64_t> cpu_cost_ns;
   std::atomic<int64_t> cpu_quantum_ns;
   ClockState clock;
-  // The tracer process (0: none started), and how many processes it has traced so far: idle
-  // decisions leave the kernel count once it traces (a ptrace stop is invisible to it).
+  // The tracer process (0: none started), and how many processes it has traced so far (the
+  // controller then looks for traced zombies when the count saw an exit).
   std::atomic<int32_t> tracer_pid;
   std::atomic<uint32_t> traced;
   TraceRequest trace_requests[kTraceRequests];
