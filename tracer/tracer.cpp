@@ -655,7 +655,7 @@ bool Tracer::interrupt_due() {
   bool acted = false;
   for (uint32_t i = 0, n = detail::waiter_limit(seg_); i < n; ++i) {
     auto& s = seg_.waiters[i];
-    if (s.state.load(std::memory_order_acquire) != abi::kWoken ||
+    if (s.state.load(std::memory_order_seq_cst) != abi::kWoken ||
         s.wake_kind.load(std::memory_order_relaxed) != abi::kWakeTracer) {
       continue;
     }

@@ -1517,7 +1517,8 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
         w.tracer_flags.fetch_or(abi::kAgentRetry, std::memory_order_relaxed);
       }
       uint32_t expected = abi::kWaiting;
-      if (!w.state.compare_exchange_strong(expected, abi::kWoken, std::memory_order_acq_rel)) continue;
+      // Sequentially consistent: ordered before the read of tracer_awake below.
+      if (!w.state.compare_exchange_strong(expected, abi::kWoken, std::memory_order_seq_cst)) continue;
       if (w.wake_kind.load() == abi::kWakeTracer) {
         tracer_due = true;
         if ((w.tracer_flags.load() & abi::kTracerHousekeeping) == 0) ++woken;
@@ -1544,9 +1545,8 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
     g = end;
   }
   // The tracer interrupts the due calls of its threads (tracer/tracer.h).
-  // A tracer that polls finds them itself (abi::Header::tracer_awake); the fence orders the slots
-  // marked Woken above before the read of its flag.
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  // A tracer that polls finds them itself (abi::Header::tracer_awake: the slots were marked Woken
+  // above and the flag is read here, both sequentially consistent, as the tracer's side is).
   if (pid_t tracer = h.tracer_pid.load(std::memory_order_acquire);
       tracer_due && tracer > 0 && h.tracer_awake.load(std::memory_order_seq_cst) == 0) {
     kill(tracer, SIGUSR2);
