@@ -883,12 +883,8 @@ struct Controller::Impl {
     // active); the tracer arms a wait only while its thread is stopped, which counts as active
     // too. So with the count, a pass is skipped when the count was zero with the same generation
     // and marks at both ends of the last one and still is.
-    std::optional<std::pair<uint64_t, Marks>> before;
-    if (watch) {
-      TreeWatch::Counts c = watch->counts();
-      if (c.active == 0) before.emplace(c.generation, Marks::read(seg.header));
-      if (before && before == tracer_waits_checked) return;
-    }
+    const std::optional<std::pair<uint64_t, Marks>> before = quiet_point();
+    if (before && before == tracer_waits_checked) return;
     tracer_waits_checked.reset();
     for (uint32_t i = 0, n = detail::waiter_limit(seg); i < n; ++i) {
       auto& w = seg.waiters[i];
@@ -909,12 +905,16 @@ struct Controller::Impl {
         w.state.compare_exchange_strong(expected, abi::kClaimed, std::memory_order_acq_rel);
       }
     }
-    if (before && watch) {
-      TreeWatch::Counts c = watch->counts();
-      if (c.active == 0 && c.generation == before->first && Marks::read(seg.header) == before->second) {
-        tracer_waits_checked = before;
-      }
-    }
+    if (before && quiet_point() == before) tracer_waits_checked = before;
+  }
+
+  // With the kernel count, while no thread of the tree is active: its generation and the marks.
+  // Two equal readings mean no thread of the tree ran between them.
+  std::optional<std::pair<uint64_t, Marks>> quiet_point() const {
+    if (!watch) return std::nullopt;
+    TreeWatch::Counts c = watch->counts();
+    if (c.active != 0) return std::nullopt;
+    return std::make_pair(c.generation, Marks::read(seg.header));
   }
 
   // advance_to (one_process false) and advance_step (true).
