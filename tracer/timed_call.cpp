@@ -174,7 +174,29 @@ unsigned long long& arg(user_regs_struct& r, int i) {
 }
 }  // namespace
 
+bool make_direct(TimedCall& c, uint64_t word_addr, uint32_t word_value, uint64_t forever_addr) {
+  if (c.reason != abi::kReasonSleep || c.exit_tracked || c.nr != SYS_ppoll || word_addr == 0 || forever_addr == 0) return false;
+  c.direct = true;
+  c.word_addr = word_addr;
+  c.word_value = word_value;
+  c.forever_addr = forever_addr;
+  c.nr = SYS_futex;
+  c.tag_arg = 4;  // uaddr2, which FUTEX_WAIT ignores
+  c.timeout_result = 0;
+  return true;
+}
+
 void rewrite(user_regs_struct& r, const TimedCall& c, uint64_t tag) {
+  if (c.direct) {
+    r.orig_rax = SYS_futex;
+    r.rdi = c.word_addr;
+    r.rsi = FUTEX_WAIT;  // shared: the controller wakes it through its own mapping of the segment
+    r.rdx = c.word_value;
+    r.r10 = c.forever_addr;
+    r.r8 = tag;
+    r.r9 = 0;
+    return;
+  }
   long nr = static_cast<long>(r.orig_rax);
   if (c.exit_tracked) {
     // Only the timeout goes; everything else stays as the program passed it.
@@ -205,7 +227,8 @@ void rewrite(user_regs_struct& r, const TimedCall& c, uint64_t tag) {
   arg(r, c.tag_arg) = tag;
 }
 
-bool in_call(const user_regs_struct& r, const TimedCall& c, uint64_t tag) {
+bool in_call(const user_regs_struct& r, const TimedCall& c, uint64_t tag, bool restarted) {
+  if (c.direct && restarted && static_cast<long>(r.orig_rax) == SYS_restart_syscall) return true;
   user_regs_struct copy = r;
   return static_cast<long>(r.orig_rax) == c.nr && arg(copy, c.tag_arg) == tag;
 }

@@ -15,6 +15,16 @@
 // Forms with no argument free for the tag (select, pselect6, and ppoll or epoll_pwait(2) with a
 // signal mask) lose only their timeout, and the tracer follows them to their end with a
 // syscall-exit stop (exit_tracked): one stop more per wait.
+//
+// Direct sleeps. Where the process maps the session segment (vdso_patch.h), a sleep becomes
+// instead a wait on its waiter slot's own futex word, which the controller wakes at the deadline
+// without the tracer (abi::kTracerDirect):
+//   nanosleep, clock_nanosleep -> futex(&slot.word, FUTEX_WAIT, word, &forever, tag, 0)
+// Woken, it returns 0, as the sleep would. Only the controller ever wakes that word, and it does
+// not change it, so the call never fails with EAGAIN. The timeout (`forever`, ~35,000 years)
+// gives the kernel's sleep semantics after a signal: EINTR if a handler ran, a transparent
+// restart (restart_syscall) if none did. The tracer then follows the thread to its next call to
+// learn which (Tracer::on_syscall_stop).
 #pragma once
 
 #include <vtime/abi.h>
@@ -44,6 +54,12 @@ struct TimedCall {
   uint64_t sets[3] = {0, 0, 0};
   size_t set_bytes = 0;
   uint64_t timeout_addr = 0;
+  // A direct sleep (see above): where the process sees its slot's word, the word's value, and
+  // where it sees `forever`.
+  bool direct = false;
+  uint64_t word_addr = 0;
+  uint32_t word_value = 0;
+  uint64_t forever_addr = 0;
 };
 
 // The call thread `tid` of process `pid` is stopped at, given its registers; nullopt when it
@@ -51,12 +67,18 @@ struct TimedCall {
 // arguments the kernel will refuse, or a form the tracer cannot rewrite: *uncontrolled then).
 std::optional<TimedCall> decode(pid_t pid, const user_regs_struct& r, const abi::Segment& seg, bool* uncontrolled);
 
-// The untimed, tagged form of the call.
+// Makes a sleep (reason kReasonSleep, not exit-tracked) a direct one, waiting on the futex word
+// at `word_addr` (holding `word_value`) with the timeout at `forever_addr`, all as the process
+// sees them. False for any other call.
+bool make_direct(TimedCall& c, uint64_t word_addr, uint32_t word_value, uint64_t forever_addr);
+
+// The untimed (or direct), tagged form of the call.
 void rewrite(user_regs_struct& r, const TimedCall& c, uint64_t tag);
 
 // Registers of a thread stopped while inside the rewritten call (interrupted, about to return
-// or restart): true if they are that call's.
-bool in_call(const user_regs_struct& r, const TimedCall& c, uint64_t tag);
+// or restart): true if they are that call's. `restarted`: the thread is known to have re-entered
+// a direct sleep through restart_syscall, whose registers no longer name the call.
+bool in_call(const user_regs_struct& r, const TimedCall& c, uint64_t tag, bool restarted = false);
 
 // The kernel's "interrupted, restart or fail with EINTR" results.
 bool interrupted_result(long rax);

@@ -69,8 +69,9 @@ Tracer::Thread& Tracer::thread(pid_t tid) {
 
 void Tracer::resume(pid_t tid, int sig) {
   // A thread the serial gate holds stays followed call by call until it is given back its result.
+  // So does a thread a signal stopped in a direct sleep, until its next call.
   auto it = threads_.find(tid);
-  int request = it != threads_.end() && it->second.held ? PTRACE_SYSCALL : PTRACE_CONT;
+  int request = it != threads_.end() && (it->second.held || it->second.signal_follow) ? PTRACE_SYSCALL : PTRACE_CONT;
   ptrace(static_cast<__ptrace_request>(request), tid, nullptr, reinterpret_cast<void*>(static_cast<long>(sig)));
 }
 
@@ -265,6 +266,7 @@ void Tracer::on_stop(pid_t tid, int status) {
             p.go = parent.go;
             p.clock_code = parent.clock_code;
             p.header_page = parent.header_page;
+            p.forever = parent.forever;
             p.tsc_reads = parent.tsc_reads;
             p.random_seed = parent.random_seed;
             p.random_drawn = parent.random_drawn;
@@ -305,7 +307,7 @@ void Tracer::on_stop(pid_t tid, int status) {
         return;
       }
       VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: signal %d", static_cast<int>(tid), sig);
-      note_signal_in_sleep(tid);
+      if (note_signal_in_sleep(tid)) thread(tid).signal_follow = true;
       resume(tid, sig);  // a signal for the program: delivered as it is
       return;
     default:
@@ -478,9 +480,18 @@ void Tracer::on_call(pid_t tid) {
   }
   auto& s = seg_.waiters[t.slot];
   unsigned long long r_orig_nr = r.orig_rax;  // before the rewrite
+  Process& proc = processes_[t.pid];
+  // A sleep waits on its slot's word where the process maps the segment, unless the serial gate
+  // follows waits to their exit (abi::kTracerDirect).
+  if (proc.header_page != 0 && seg_.header.serial.load(std::memory_order_acquire) == 0) {
+    const uint64_t offset = static_cast<uint64_t>(reinterpret_cast<const char*>(&s.word) - reinterpret_cast<const char*>(&seg_));
+    make_direct(*call, proc.header_page + offset, s.word.load(std::memory_order_acquire), proc.forever);
+  }
   t.seq = seg_.header.next_seq.fetch_add(1, std::memory_order_relaxed);
   t.call = *call;
   t.in_wait = true;
+  t.signal_follow = false;
+  t.restarted = false;
   // The tagged registers before the slot is Waiting (see the controller's
   // drop_ended_tracer_waits): the previous wait's slot, if still Waiting, is taken back first.
   s.state.store(abi::kClaimed, std::memory_order_release);
@@ -493,13 +504,12 @@ void Tracer::on_call(pid_t tid) {
   // In a Go program, sleeps and timed futex waits are the runtime's own (sysmon, spinning
   // threads); the program's timers wait in epoll_pwait (the network poller).
   long orig_nr = static_cast<long>(r_orig_nr);
-  Process& proc = processes_[t.pid];
   // The clock code's own sleeps pay the CPU-time model's debt: the program's time, not the runtime's.
   bool paying = proc.clock_code != 0 && r.rip >= proc.clock_code && r.rip < proc.clock_code + 4096;
   bool housekeeping = proc.go && !paying && (orig_nr == SYS_nanosleep || orig_nr == SYS_futex);
   if (paying) s.reason.store(abi::kReasonCpu, std::memory_order_relaxed);
   s.tracer_flags.store((call->exit_tracked ? abi::kTracerExitTracked : 0) | (housekeeping ? abi::kTracerHousekeeping : 0) |
-                           (processes_[t.pid].go ? abi::kTracerAnyThread : 0),
+                           (proc.go ? abi::kTracerAnyThread : 0) | (call->direct ? abi::kTracerDirect : 0),
                        std::memory_order_relaxed);
   rewrite(r, *call, tag_of(t.seq));
   if (!set_regs(tid, r)) return;  // died meanwhile
@@ -562,6 +572,18 @@ void Tracer::on_syscall_stop(pid_t tid) {
     leave_wait(tid, t, r, t.untimed_release);
     return;
   }
+  if (t.signal_follow) {
+    // The first call after a signal stopped the thread in a direct sleep: restart_syscall if no
+    // handler ran (the sleep goes on), anything else if one did (the sleep returned EINTR).
+    t.signal_follow = false;
+    if (t.in_wait && info.op == PTRACE_SYSCALL_INFO_ENTRY && static_cast<long>(info.entry.nr) == SYS_restart_syscall) {
+      t.restarted = true;
+    } else {
+      end_wait(t);
+    }
+    resume(tid);
+    return;
+  }
   if (!t.in_wait || !t.follow) {
     resume(tid);
     return;
@@ -609,16 +631,23 @@ bool Tracer::on_tsc_fault(pid_t tid) {
   return complete_tsc(tid, r, len, value);
 }
 
-void Tracer::note_signal_in_sleep(pid_t tid) {
+bool Tracer::note_signal_in_sleep(pid_t tid) {
   Thread& t = thread(tid);
-  if (!t.in_wait || t.call.rem_addr == 0) return;
+  // A thread followed after a signal that meets another one before its next call: still followed.
+  if (t.signal_follow) return true;
+  if (!t.in_wait || (t.call.rem_addr == 0 && !t.call.direct)) return false;
   user_regs_struct r{};
-  if (!get_regs(tid, r) || !in_call(r, t.call, tag_of(t.seq)) || !interrupted_result(static_cast<long>(r.rax))) return;
+  if (!get_regs(tid, r) || !in_call(r, t.call, tag_of(t.seq), t.restarted) || !interrupted_result(static_cast<long>(r.rax))) {
+    return false;
+  }
   // The signal ends the sleep (EINTR with a handler) or restarts it (none): either way what is
   // left is written where nanosleep writes it, as the kernel does before it returns EINTR.
-  int64_t left = std::max<int64_t>(0, t.call.deadline_ns - Session::read_clock(seg_.header.clock).ns());
-  timespec rem{static_cast<time_t>(left / 1000000000), static_cast<long>(left % 1000000000)};
-  write_mem(t.pid, t.call.rem_addr, &rem, sizeof rem);
+  if (t.call.rem_addr != 0) {
+    int64_t left = std::max<int64_t>(0, t.call.deadline_ns - Session::read_clock(seg_.header.clock).ns());
+    timespec rem{static_cast<time_t>(left / 1000000000), static_cast<long>(left % 1000000000)};
+    write_mem(t.pid, t.call.rem_addr, &rem, sizeof rem);
+  }
+  return t.call.direct;
 }
 
 void Tracer::on_interrupted(pid_t tid) {
@@ -630,7 +659,7 @@ void Tracer::on_interrupted(pid_t tid) {
   VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: interrupted in call %lld (rax %lld), wait %llu in_wait %d",
              static_cast<int>(tid), static_cast<long long>(r.orig_rax), static_cast<long long>(r.rax),
              static_cast<unsigned long long>(t.seq), t.in_wait ? 1 : 0);
-  if (t.in_wait && in_call(r, t.call, tag_of(t.seq)) && interrupted_result(static_cast<long>(r.rax))) {
+  if (t.in_wait && in_call(r, t.call, tag_of(t.seq), t.restarted) && interrupted_result(static_cast<long>(r.rax))) {
     if (t.interrupt_seq == t.seq) {
       r.rax = static_cast<unsigned long long>(t.call.timeout_result);
       t.in_wait = false;
@@ -655,8 +684,10 @@ bool Tracer::interrupt_due() {
   bool acted = false;
   for (uint32_t i = 0, n = detail::waiter_limit(seg_); i < n; ++i) {
     auto& s = seg_.waiters[i];
+    // A direct sleep is the controller's to wake, unless it cleared the flag (abi::kTracerDirect).
     if (s.state.load(std::memory_order_seq_cst) != abi::kWoken ||
-        s.wake_kind.load(std::memory_order_relaxed) != abi::kWakeTracer) {
+        s.wake_kind.load(std::memory_order_relaxed) != abi::kWakeTracer ||
+        (s.tracer_flags.load(std::memory_order_seq_cst) & abi::kTracerDirect) != 0) {
       continue;
     }
     if (timers_.fire(i)) {
@@ -721,6 +752,7 @@ void Tracer::on_exec(pid_t tid) {
   } else {
     p.clock_code = img.code_page;
     p.header_page = img.header_page;
+    p.forever = img.forever;
     if (p.go) {
       // Go's random seeds (determinism.h). Not under --cpu-model real, whose running clock the
       // injected code reads from the counter at every read: a trap each would cost too much, and

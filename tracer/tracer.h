@@ -61,6 +61,10 @@ class Tracer {
     bool untimed_follow = false;
     bool untimed_release = false;
     bool seen = false;  // it has stopped before (a new thread's first stop is held)
+    // A signal stopped it inside a direct sleep (timed_call.h): it is followed to its next call,
+    // which says whether the sleep restarted (restart_syscall: `restarted`) or ended with EINTR.
+    bool signal_follow = false;
+    bool restarted = false;
   };
   struct Process {
     bool maps_read = false;
@@ -70,7 +74,8 @@ class Tracer {
     bool warned_uncontrolled = false;
     bool go = false;  // a Go program: its sleeps and timed futex waits are housekeeping
     uint64_t clock_code = 0;  // the injected clock code's page (vdso_patch.h), 0 if none
-    uint64_t header_page = 0;  // the segment's first page in the process, 0 if not mapped
+    uint64_t header_page = 0;  // the segment (mapped whole, read-only) in the process, 0 if not mapped
+    uint64_t forever = 0;      // PatchedImage::forever, 0 if none
     // The process has executed an image since the tracer met it: what its parent's fork event
     // would copy (it may be reported after the child's exec) belongs to another image.
     bool executed = false;
@@ -92,8 +97,9 @@ class Tracer {
   // First stops still waiting for their clone event past their real-time limit: taken anyway,
   // with a warning (a clone event that never comes must not stall the tree).
   void release_late_first_stops();
-  // A signal stopped `tid` inside a rewritten relative sleep: fills in the sleep's `rem`.
-  void note_signal_in_sleep(pid_t tid);
+  // A signal stopped `tid`: inside a rewritten relative sleep, fills in the sleep's `rem`. True
+  // when the thread is inside a direct sleep (it is then followed to its next call).
+  bool note_signal_in_sleep(pid_t tid);
   // A SIGSEGV: if the thread read the time-stamp counter (trapped, determinism.h), answers it.
   bool on_tsc_fault(pid_t tid);
   void on_syscall_stop(pid_t tid);

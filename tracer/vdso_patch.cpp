@@ -155,7 +155,10 @@ bool patch_vdso(pid_t pid, pid_t tid, const std::string& segment_path, int* held
     why = "the process cannot open the session segment " + segment_path + ": " + strerror(fd ? static_cast<int>(-*fd) : ESRCH);
     return false;
   }
-  auto page = remote_syscall(tid, insn, held, SYS_mmap, 0, 4096, PROT_READ, MAP_SHARED, *fd, 0);
+  // The whole segment, read-only: the clock and the serial gate's word in the first page, and the
+  // waiter slots whose words direct sleeps wait on (timed_call.h).
+  const long segment_bytes = static_cast<long>((sizeof(abi::Segment) + 4095) & ~size_t{4095});
+  auto page = remote_syscall(tid, insn, held, SYS_mmap, 0, segment_bytes, PROT_READ, MAP_SHARED, *fd, 0);
   remote_syscall(tid, insn, held, SYS_close, *fd);
   auto code = remote_syscall(tid, insn, held, SYS_mmap, 0, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   auto state = remote_syscall(tid, insn, held, SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -173,10 +176,14 @@ bool patch_vdso(pid_t pid, pid_t tid, const std::string& segment_path, int* held
   out->code_page = static_cast<uint64_t>(*code);
   out->header_page = static_cast<uint64_t>(*page);
   out->syscall_insn = insn;
-  if (blob_size > 4096 || !write_mem(pid, static_cast<uint64_t>(*code), blob.data(), blob.size())) {
+  // After the code, in the same read-only page: the timeout of direct sleeps.
+  const timespec forever{static_cast<time_t>(1) << 40, 0};
+  if (blob_size > kForeverOffset || !write_mem(pid, static_cast<uint64_t>(*code), blob.data(), blob.size()) ||
+      !write_mem(pid, static_cast<uint64_t>(*code) + kForeverOffset, &forever, sizeof forever)) {
     why = "cannot write the clock code";
     return false;
   }
+  out->forever = static_cast<uint64_t>(*code) + kForeverOffset;
   // What execve would have left: rax 0, and no system call to restart.
   regs.rax = 0;
   regs.orig_rax = static_cast<unsigned long long>(-1);

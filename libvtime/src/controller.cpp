@@ -304,10 +304,11 @@ bool is_tagged_wait(const char* line, uint64_t seq) {
   long nr = strtol(line, &end, 10);
   int mask_arg;
   if (nr == SYS_futex) {
-    // The tracer's form of a timed futex wait (tracer/timed_call.h): no timeout, tag in uaddr2.
+    // The tracer's forms of a timed futex wait and of a sleep (tracer/timed_call.h): tag in
+    // uaddr2; no timeout, or for a direct sleep the tracer's `forever`.
     uint64_t args[6];
     for (auto& a : args) a = strtoull(end, &end, 16);
-    return args[3] == 0 && args[4] == (abi::kTaggedWaitMark | seq);
+    return args[4] == (abi::kTaggedWaitMark | seq);
   }
   if (nr == SYS_ppoll) {
     mask_arg = 3;
@@ -873,7 +874,8 @@ struct Controller::Impl {
   // counts. The tracer only writes a slot while the thread is stopped, and writes the tagged
   // registers before it makes the slot Waiting, so an idle look never sees a new wait's slot
   // with the old call's line. A timer the tracer emulates (is_timer, tracer/timers.h) is no
-  // call and stays. Called at idle points only (next_deadline, advance).
+  // call and stays. A direct sleep (abi::kTracerDirect) can only be left through a signal, and the
+  // tracer ends it itself then. Called at idle points only (next_deadline, advance).
   void drop_ended_tracer_waits() {
     if (seg.header.traced.load(std::memory_order_acquire) == 0) return;
     // Each tagged wait costs a read of /proc/TID/syscall (~4 us: the kernel waits for the thread
@@ -890,7 +892,8 @@ struct Controller::Impl {
       auto& w = seg.waiters[i];
       if (w.state.load(std::memory_order_acquire) != abi::kWaiting ||
           w.wake_kind.load(std::memory_order_relaxed) != abi::kWakeTracer ||
-          (w.tracer_flags.load(std::memory_order_relaxed) & abi::kTracerExitTracked) != 0 || w.is_timer.load() != 0) {
+          (w.tracer_flags.load(std::memory_order_relaxed) & (abi::kTracerExitTracked | abi::kTracerDirect)) != 0 ||
+          w.is_timer.load() != 0) {
         continue;
       }
       uint64_t seq = w.seq.load(std::memory_order_acquire);
@@ -1520,8 +1523,25 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
       // Sequentially consistent: ordered before the read of tracer_awake below.
       if (!w.state.compare_exchange_strong(expected, abi::kWoken, std::memory_order_seq_cst)) continue;
       if (w.wake_kind.load() == abi::kWakeTracer) {
+        const uint32_t flags = w.tracer_flags.load();
+        if ((flags & abi::kTracerHousekeeping) == 0) ++woken;
+        // A direct sleep (abi::kTracerDirect) is woken here, on its slot's word, when its thread
+        // is queued there: the kernel count then counts it from this wake-up on, so the slot can
+        // end at once. Without the count (the /proc rule needs the Woken slot until the wake-up is
+        // taken), under the serial gate (which holds threads at the exit of their waits), or when
+        // no task was queued (a wake that did not wait for the tree to be idle), the tracer
+        // interrupts it like its other waits.
+        if ((flags & abi::kTracerDirect) != 0) {
+          if (m.watch != nullptr && !serial && detail::futex_wake(&w.word, 1) == 1) {
+            uint32_t woken_state = abi::kWoken;
+            w.state.compare_exchange_strong(woken_state, abi::kClaimed, std::memory_order_acq_rel);
+            continue;
+          }
+          // Sequentially consistent: ordered before the read of tracer_awake below, as the
+          // tracer's read of the flags is after its write of it.
+          w.tracer_flags.fetch_and(~abi::kTracerDirect, std::memory_order_seq_cst);
+        }
         tracer_due = true;
-        if ((w.tracer_flags.load() & abi::kTracerHousekeeping) == 0) ++woken;
         continue;
       }
       ++woken;

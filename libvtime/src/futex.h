@@ -74,9 +74,10 @@ inline void futex_wake_bitset(std::atomic<uint32_t>* word, uint32_t bits) {
   raw_futex(reinterpret_cast<void*>(word), FUTEX_WAKE_BITSET, static_cast<uint32_t>(INT_MAX), nullptr, nullptr, bits);
 }
 
-inline void futex_wake(std::atomic<uint32_t>* word, int count = INT_MAX, bool shared = true) {
+// Returns how many tasks it woke (-1 on error).
+inline long futex_wake(std::atomic<uint32_t>* word, int count = INT_MAX, bool shared = true) {
   int op = FUTEX_WAKE | (shared ? 0 : FUTEX_PRIVATE_FLAG);
-  raw_futex(reinterpret_cast<void*>(word), op, static_cast<uint32_t>(count), nullptr, nullptr, 0);
+  return raw_futex(reinterpret_cast<void*>(word), op, static_cast<uint32_t>(count), nullptr, nullptr, 0);
 }
 
 // How many tasks are queued in a futex wait on `word` (a shared word), without waking any:

@@ -3,7 +3,11 @@
  * monotonic time elapsed and the wall clock, which must be exact under vtime. With "signal", a
  * signal interrupts a 10 s nanosleep after 1 s: EINTR and 9 s left in `rem`. With "sigtimedwait"
  * it waits instead in sigtimedwait() with a 30 s timeout, a call vtime leaves on the real clock:
- * vtime must say so (exit 123), not call it a deadlock. */
+ * vtime must say so (exit 123), not call it a deadlock. With "restart", signals that run no
+ * handler (SIGUSR2 ignored, the SIGCHLD of a child's exit) do not end a 3 s nanosleep, which
+ * returns 0 at 3 s, and a handler installed with SA_RESTART still ends an absolute
+ * clock_nanosleep with EINTR (sleeps never restart after a handler), at the signal's instant
+ * (4 s); the child that sent it ends at 6 s. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -48,6 +52,50 @@ int main(int argc, char** argv) {
     long long ns = (t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
     printf("nanosleep %d (%s) after %lld.%09lld s, %lld.%09ld s left\n", r, r ? strerror(e) : "ok", ns / 1000000000,
            ns % 1000000000, (long long)rem.tv_sec, rem.tv_nsec);
+    return 0;
+  }
+  if (argc > 1 && strcmp(argv[1], "restart") == 0) {
+    signal(SIGUSR2, SIG_IGN);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_usr1;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGUSR1, &sa, NULL);
+    pid_t parent = getpid();
+    pid_t child = fork();
+    if (child == 0) {
+      struct timespec one = {1, 0};
+      nanosleep(&one, NULL);
+      kill(parent, SIGUSR2);
+      nanosleep(&one, NULL);
+      _exit(0);  /* SIGCHLD at 2 s */
+    }
+    struct timespec three = {3, 0};
+    int r = nanosleep(&three, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    long long ns = (t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
+    waitpid(child, NULL, 0);
+    child = fork();
+    if (child == 0) {
+      struct timespec one = {1, 0};
+      nanosleep(&one, NULL);
+      kill(parent, SIGUSR1);
+      struct timespec two = {2, 0};
+      nanosleep(&two, NULL);
+      _exit(0);
+    }
+    struct timespec until = {t0.tv_sec + 5, t0.tv_nsec};
+    int a = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
+    struct timespec t2;
+    clock_gettime(CLOCK_MONOTONIC, &t2);
+    long long ns2 = (t2.tv_sec - t0.tv_sec) * 1000000000LL + (t2.tv_nsec - t0.tv_nsec);
+    /* The interrupted sleep's deadline (5 s) must be gone: the next instant is the child's end. */
+    waitpid(child, NULL, 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    long long ns3 = (t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
+    printf("nanosleep %d at %lld.%09lld s; clock_nanosleep %s at %lld.%09lld s; child gone at %lld.%09lld s\n", r,
+           ns / 1000000000, ns % 1000000000, a ? strerror(a) : "ok", ns2 / 1000000000, ns2 % 1000000000, ns3 / 1000000000,
+           ns3 % 1000000000);
     return 0;
   }
   struct timespec d = {2, 500000000};

@@ -20,6 +20,13 @@ and static_timers (statically linked C programs).
                         default CPU-time model (the injected clock code charges reads), twice;
   static_signal         a signal from a (traced, forked) child interrupts a 10 s nanosleep at
                         virtual 1 s with EINTR and 9 s left in its `rem`, as natively;
+  static_restart        signals that run no handler (ignored SIGUSR2, a child's SIGCHLD) do not
+                        end a 3 s nanosleep (0 at 3 s), and an SA_RESTART handler ends an absolute
+                        clock_nanosleep with EINTR at the signal's instant, as natively, whose
+                        deadline then moves the clock no more (5 advances); twice;
+  static_proc           static_c, static_signal and static_restart with idle decisions read from
+                        /proc (VTIME_IDLE=proc): the tracer, not the controller, then ends the
+                        sleeps it rewrote into waits on their slot's word (docs/tracer.md);
   static_timers         a static C program's timers made as raw system calls (timerfd periodic and
                         absolute through epoll, POSIX timers by signal with overruns, to a thread and
                         through glibc's SIGEV_THREAD, alarm, setitimer and getitimer): exact
@@ -84,7 +91,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 UNPRIVILEGED = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-CASES = ["go_static", "go_cgo", "go_unprivileged", "go_via_shell", "go_spawns", "go_spin", "static_c", "static_signal", "static_timers", "go_raw_timers",
+CASES = ["go_static", "go_cgo", "go_unprivileged", "go_via_shell", "go_spawns", "go_spin", "static_c", "static_signal", "static_restart",
+         "static_proc", "static_timers", "go_raw_timers",
          "real_timeout", "etcd", "kill_vtime", "settime_static", "settime_dynamic", "settime_go", "go_spin_real",
          "serial_gate", "serial_gate_go", "serial_gate_dynamic", "serial_threads", "serial_topup", "serial_futex",
          "go_random"]
@@ -109,13 +117,15 @@ def expected_timers():
         return f.read()
 
 
-def twice(args, cmd, want, prefix=(), timeout=120):
-    """Runs cmd twice under vtime: both exit 0 and print exactly `want`."""
+def twice(args, cmd, want, prefix=(), timeout=120, extra=(), stderr_has=None):
+    """Runs cmd twice under vtime: both exit 0 and print exactly `want` (and `stderr_has` on stderr)."""
     outs = []
     for _ in range(2):
-        r = run(args, cmd, prefix, timeout)
+        r = run(args, cmd, prefix, timeout, extra)
         if r.returncode != 0:
             fail("exit %d" % r.returncode)
+        if stderr_has is not None and stderr_has not in r.stderr:
+            fail("no %r on stderr" % stderr_has)
         outs.append(r.stdout)
     if outs[0] != want:
         fail("expected %r" % want)
@@ -227,12 +237,20 @@ def main():
         settime_case(args, [b("static_settime")], settime_c(True, True), settime_c(False, True))
     elif c == "settime_dynamic":
         settime_case(args, [b("dynamic_settime")], settime_c(True, False), settime_c(False, False))
-    elif c == "static_signal":
-        twice(args, [b("static_clock"), "signal"], "nanosleep -1 (Interrupted system call) after 1.000000000 s, 9.000000000 s left\n")
-    elif c == "static_c":
-        # 2024-01-01T00:00:00Z is 1704067200; 3 s later.
-        twice(args, [b("static_clock")],
-              "select 0, elapsed 3.000000000 s, wall 1704067203.000000000, time() 1704067203\n")
+    elif c in ("static_signal", "static_restart", "static_c", "static_proc"):
+        if c == "static_proc":
+            os.environ["VTIME_IDLE"] = "proc"
+        if c in ("static_signal", "static_proc"):
+            twice(args, [b("static_clock"), "signal"], "nanosleep -1 (Interrupted system call) after 1.000000000 s, 9.000000000 s left\n")
+        if c in ("static_restart", "static_proc"):
+            # Advances at 1, 2, 3, 4 and 6 s: none at the interrupted sleep's 5 s.
+            twice(args, [b("static_clock"), "restart"],
+                  "nanosleep 0 at 3.000000000 s; clock_nanosleep Interrupted system call at 4.000000000 s; "
+                  "child gone at 6.000000000 s\n", extra=["--stats"], stderr_has=" 5 advances,")
+        if c in ("static_c", "static_proc"):
+            # 2024-01-01T00:00:00Z is 1704067200; 3 s later.
+            twice(args, [b("static_clock")],
+                  "select 0, elapsed 3.000000000 s, wall 1704067203.000000000, time() 1704067203\n")
     elif c == "static_timers":
         # Natively the same lines, with times only about these (static_timers.c).
         want = ("timerfd: 1 expiration(s) at 1.000000000\n"

@@ -22,7 +22,7 @@
 namespace vtime::abi {
 
 inline constexpr uint64_t kMagic = 0x31454d4954565f56ULL;  // "V_VTIME1", little-endian
-inline constexpr uint32_t kVersion = 15;  // 15: tracer_awake; 14: tracer_reaps; 13: kAgentRetry; 12: thread turns over every futex wait; 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
+inline constexpr uint32_t kVersion = 16;  // 16: kTracerDirect; 15: tracer_awake; 14: tracer_reaps; 13: kAgentRetry; 12: thread turns over every futex wait; 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
 inline constexpr uint32_t kWaiterSlots = 4096;
 inline constexpr uint32_t kProcessSlots = 512;
 inline constexpr uint32_t kThreadStatSlots = 4096;
@@ -97,6 +97,14 @@ inline constexpr uint32_t kTracerAnyThread = 4;
 // lost: the agent repeats such an action until the wait ends (agent.cpp). Never set when the
 // tree was idle at the wake (every thread blocked): exact runs never repeat anything.
 inline constexpr uint32_t kAgentRetry = 8;
+// A kWakeTracer sleep (nanosleep, clock_nanosleep) the tracer rewrote into a futex wait on the
+// slot's own `word` (tracer/timed_call.h, "direct sleeps"): at the deadline the controller wakes
+// that word itself, and only if the thread was queued there (FUTEX_WAKE woke one task) does it end
+// the wait (Woken -> Claimed) without the tracer. Otherwise it clears the flag and the tracer
+// interrupts the call as for any other of its waits. The tracer ends such a wait itself when a
+// signal stops the thread in it (it follows the thread to its next call), so the controller
+// never reads /proc for it.
+inline constexpr uint32_t kTracerDirect = 16;
 
 // Requests to the tracer (tracer/): a thread about to execute a program the shim cannot reach
 // asks to be traced. State: 0 free, 1 being filled, 2 asked, 3 attached, 4 refused.
@@ -298,8 +306,8 @@ static_assert(sizeof(WaiterSlot) == 64 && sizeof(ProcessSlot) == 64 && sizeof(Th
               "slots are one cache line");
 static_assert(offsetof(Segment, waiters) % 64 == 0 && offsetof(Segment, processes) % 64 == 0 &&
               offsetof(Segment, thread_stats) % 64 == 0);
-// The tracer maps the header's first page into traced processes, where injected code reads the
-// clock at these offsets (tracer/clock_blob.S).
+// The tracer maps the segment read-only into traced processes, where injected code reads the
+// clock at these offsets (tracer/clock_blob.S); it once mapped the first page only.
 static_assert(offsetof(Header, clock) + sizeof(ClockState) <= 4096, "the clock lies in the first page");
 static_assert(offsetof(ClockState, seq) == 0 && offsetof(ClockState, now_ns) == 8 &&
               offsetof(ClockState, real_base_ns) == 16 && offsetof(ClockState, rate_ppm) == 24 &&
