@@ -7,7 +7,7 @@
 #    million reads; at the default cost a loop of 20 million reads IS a busy-wait that pays a
 #    sleep every thousand reads past its burst. Target: no slower than native.
 # 2. One virtualised timed wait: a static C program calling nanosleep(1 us) N times (one seccomp
-#    stop, one idle decision, one advance and one interrupt each), and a Go program calling
+#    stop, one idle decision and one advance each: a direct sleep, docs/tracer.md), and a Go program calling
 #    time.Sleep(1 us) N times; wall time per call under vtime, and natively for reference (where
 #    the kernel's timer slack makes a 1 us sleep last ~60 us). Target: <= 10 us per wait.
 #    Then the same wait through the shim (the C program built dynamically), and both with the

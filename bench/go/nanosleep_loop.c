@@ -1,5 +1,5 @@
 /* N nanosleep(1 µs) calls from a static C program (bench/tracer.sh): one seccomp stop and one
- * interrupt per sleep under vtime, the mechanism's own cost. */
+ * wake-up by the controller per sleep under vtime (a direct sleep), the mechanism's own cost. */
 #include <stdlib.h>
 #include <time.h>
 
