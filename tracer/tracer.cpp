@@ -631,10 +631,21 @@ bool Tracer::on_tsc_fault(pid_t tid) {
   return complete_tsc(tid, r, len, value);
 }
 
+void Tracer::forget_ended_direct_sleep(Thread& t) {
+  if (!t.in_wait || !t.call.direct || t.slot < 0) return;
+  const auto& s = seg_.waiters[t.slot];
+  const uint32_t st = s.state.load(std::memory_order_acquire);
+  if (s.seq.load(std::memory_order_acquire) != t.seq || (st != abi::kWaiting && st != abi::kWoken)) {
+    t.in_wait = false;
+    t.restarted = false;
+  }
+}
+
 bool Tracer::note_signal_in_sleep(pid_t tid) {
   Thread& t = thread(tid);
   // A thread followed after a signal that meets another one before its next call: still followed.
   if (t.signal_follow) return true;
+  forget_ended_direct_sleep(t);
   if (!t.in_wait || (t.call.rem_addr == 0 && !t.call.direct)) return false;
   user_regs_struct r{};
   if (!get_regs(tid, r) || !in_call(r, t.call, tag_of(t.seq), t.restarted) || !interrupted_result(static_cast<long>(r.rax))) {
@@ -656,6 +667,7 @@ void Tracer::on_interrupted(pid_t tid) {
   t.interrupt_sent = false;
   user_regs_struct r{};
   if (!get_regs(tid, r)) return;
+  forget_ended_direct_sleep(t);
   VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: interrupted in call %lld (rax %lld), wait %llu in_wait %d",
              static_cast<int>(tid), static_cast<long long>(r.orig_rax), static_cast<long long>(r.rax),
              static_cast<unsigned long long>(t.seq), t.in_wait ? 1 : 0);

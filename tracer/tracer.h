@@ -100,6 +100,10 @@ class Tracer {
   // A signal stopped `tid`: inside a rewritten relative sleep, fills in the sleep's `rem`. True
   // when the thread is inside a direct sleep (it is then followed to its next call).
   bool note_signal_in_sleep(pid_t tid);
+  // The controller ends a direct sleep it woke without telling the tracer (its slot leaves
+  // Waiting/Woken, or is another wait's): the thread is then no longer in it. Called before
+  // registers are matched against the sleep, whose `restarted` form names no call.
+  void forget_ended_direct_sleep(Thread& t);
   // A SIGSEGV: if the thread read the time-stamp counter (trapped, determinism.h), answers it.
   bool on_tsc_fault(pid_t tid);
   void on_syscall_stop(pid_t tid);

@@ -1035,11 +1035,13 @@ struct Controller::Impl {
   std::vector<ThreadReport> describe();
   // (utime, stime) of every thread of the tree.
   std::map<pid_t, std::pair<uint64_t, uint64_t>> cpu_times();
-  // calls: whether a thread of the tree computed in user mode, without system calls, for most of
-  // the last half busy limit (a spin on memory, CPython's bytecode loop holding the GIL): only
-  // such a computation lets the clock run; a program starting up, busy in system calls and page
-  // faults, does not.
-  bool user_mode_spin(int64_t real);
+  // calls: the thread of the tree that computed in user mode, without system calls, for most of
+  // the last half busy limit (a spin on memory, CPython's bytecode loop holding the GIL), 0 if
+  // none did (the first call starts the window): only such a computation lets the clock run; a
+  // program starting up, busy in system calls and page faults, does not.
+  pid_t user_mode_spin(int64_t real);
+  // Says once per session that the clock began to run with real time because of `spinner`.
+  void warn_busy_flow(pid_t spinner, int64_t real_now);
 
   // Sleeps `us` microseconds of real time, unless the session ends.
   void pause_us(long us) {
@@ -1265,13 +1267,15 @@ long Controller::Impl::on_busy() {
     busy_reads = live_clock_reads(seg);  // the baseline for the warning, long before it is due
   }
   bool flow = false;
+  pid_t spinner = 0;
   if (!flowing && cpu.model == abi::kCpuReal) {
     flow = true;
   } else if (!flowing && cpu.model == abi::kCpuCalls && cpu.busy_limit_ns > 0 &&
              real - busy_since >= cpu.busy_limit_ns / 2 && real >= next_flow_check) {
     // Only a computation that keeps a timed waiter waiting moves time (a program starting up,
     // with nothing waiting on the clock, stays exact however long it computes).
-    flow = user_mode_spin(real) && earliest_deadline(seg).has_value();
+    spinner = user_mode_spin(real);
+    flow = spinner != 0 && earliest_deadline(seg).has_value();
     next_flow_check = real + 1'000'000;  // look again in a millisecond
   }
   if (flow) {
@@ -1280,7 +1284,7 @@ long Controller::Impl::on_busy() {
     write_clock(clk, tsc, std::nullopt, static_cast<int64_t>(rate * 1e6));
     flowing = true;
     next_flow_check = 0;
-    if (cpu.model == abi::kCpuCalls) ++stats.busy_flows;
+    if (cpu.model == abi::kCpuCalls && ++stats.busy_flows == 1) warn_busy_flow(spinner, real);
   }
   if (real >= next_tsc_write && tsc.usable() && clk.rate_ppm.load(std::memory_order_relaxed) != 0) {
     // A running clock is rewritten where it stands (no reader sees a step): its first write may
@@ -1325,23 +1329,27 @@ std::map<pid_t, std::pair<uint64_t, uint64_t>> Controller::Impl::cpu_times() {
   return out;
 }
 
-bool Controller::Impl::user_mode_spin(int64_t real) {
+pid_t Controller::Impl::user_mode_spin(int64_t real) {
   int64_t half = cpu.busy_limit_ns / 2;
   if (spin_sample_at == 0) {
     spin_sample = cpu_times();
     spin_sample_at = real;
-    return false;
+    return 0;
   }
-  if (real - spin_sample_at < half) return false;
+  if (real - spin_sample_at < half) return 0;
   auto now_times = cpu_times();
   double ticks = static_cast<double>(real - spin_sample_at) / 1e9 * static_cast<double>(sysconf(_SC_CLK_TCK));
-  bool spin = false;
+  pid_t spin = 0;
+  uint64_t most = 0;
   for (auto& [tid, t] : now_times) {
     auto it = spin_sample.find(tid);
     if (it == spin_sample.end()) continue;
     uint64_t du = t.first - it->second.first, ds = t.second - it->second.second;
     // On the cpu most of the window, and at least 19 ticks of 20 of it in user mode.
-    if (static_cast<double>(du) >= 0.6 * ticks && ds * 19 <= du) spin = true;
+    if (static_cast<double>(du) >= 0.6 * ticks && ds * 19 <= du && du > most) {
+      spin = tid;
+      most = du;
+    }
   }
   spin_sample = std::move(now_times);  // the next window starts here
   spin_sample_at = real;
@@ -1358,6 +1366,23 @@ void Controller::Impl::end_busy() {
     write_clock(clk, tsc, std::nullopt, 0);
     flowing = false;
   }
+}
+
+void Controller::Impl::warn_busy_flow(pid_t spinner, int64_t real_now) {
+  char path[64], comm[64] = "?";
+  snprintf(path, sizeof path, "/proc/%d/comm", static_cast<int>(spinner));
+  if (FILE* f = fopen(path, "re")) {
+    if (fgets(comm, sizeof comm, f)) comm[strcspn(comm, "\n")] = 0;
+    fclose(f);
+  }
+  auto next = earliest_deadline(seg);
+  fprintf(stderr,
+          "vtime: tid %d (%s) has computed in user mode, with no call the CPU-time model charges, for %.0f ms of real "
+          "time while timed waits are pending (the earliest at %.9f s): the clock runs with real time until the tree "
+          "is idle again (--cpu-busy-limit), so from here on this run's instants depend on the machine's speed; "
+          "later such stretches are counted by --stats\n",
+          static_cast<int>(spinner), comm, static_cast<double>(real_now - busy_since) / 1e6,
+          next ? static_cast<double>(next->ns()) / 1e9 : 0.0);
 }
 
 void Controller::Impl::warn_time_stands_still(int64_t real_now) {
