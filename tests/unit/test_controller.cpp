@@ -5,7 +5,11 @@
 #include <vtime/vtime.h>
 #include <vtime/tree_watch.h>
 
+#include "../../libvtime/src/slots.h"
+
 #include <gtest/gtest.h>
+
+#include <linux/futex.h>
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -184,6 +188,88 @@ TEST(Controller, DescribesWhatEachThreadWaitsOn) {
   ASSERT_EQ(write(fds[1], "x", 1), 1);
   ctl.wait_idle(nullptr);
   ctl.advance_to(*ctl.next_deadline());
+  int status;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+namespace {
+
+// A sleep the tracer made direct (vtime::abi::kTracerDirect, tracer/timed_call.h), armed as the tracer
+// arms it but by the thread itself: a kWakeTracer slot of no process slot, then the rewritten
+// call, a futex wait on the slot's word carrying the tag. With `block_fd` >= 0 the thread blocks
+// in a read of it instead, as a thread not queued on its word at the deadline would be.
+int direct_sleep(vtime::abi::Segment& seg, int64_t deadline_ns, int block_fd) {
+  const uint32_t i = detail::claim_waiter_slot(seg, getpid(), static_cast<pid_t>(syscall(SYS_gettid)), vtime::abi::kNoProcess, false);
+  if (i == detail::kNoSlot) return 2;
+  auto& w = seg.waiters[i];
+  const uint64_t seq = seg.header.next_seq.fetch_add(1);
+  w.deadline.store(deadline_ns);
+  w.reason.store(vtime::abi::kReasonSleep);
+  w.wake_kind.store(vtime::abi::kWakeTracer);
+  w.seq.store(seq);
+  w.tracer_flags.store(vtime::abi::kTracerDirect);
+  const uint32_t value = w.word.load();
+  w.state.store(vtime::abi::kWaiting);
+  if (block_fd >= 0) {
+    char c;
+    return read(block_fd, &c, 1) == 1 ? 0 : 3;
+  }
+  timespec forever{static_cast<time_t>(1) << 40, 0};
+  long r = syscall(SYS_futex, &w.word, FUTEX_WAIT, value, &forever, vtime::abi::kTaggedWaitMark | seq, 0);
+  return r == 0 ? 0 : 10 + errno;
+}
+
+vtime::abi::WaiterSlot* slot_of(vtime::abi::Segment& seg, pid_t pid) {
+  for (auto& w : seg.waiters) {
+    if (w.pid.load() == pid && w.state.load() != vtime::abi::kFree) return &w;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(Controller, DirectSleepIsWokenOnItsWordWithTheKernelCountElseLeftToTheTracer) {
+  Session s = Session::create();
+  vtime::abi::Segment& seg = s.segment();
+  pid_t child = spawn(s, [&] { return direct_sleep(seg, 3'000'000'000, -1); });
+  Controller ctl(s, child, test_watch());
+  ctl.wait_idle(nullptr);
+  ASSERT_EQ(ctl.next_deadline(), TimePoint::origin() + seconds(3));
+  vtime::abi::WaiterSlot* w = slot_of(seg, child);
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(ctl.advance_to(TimePoint::origin() + seconds(3)), 1);
+  if (test_watch() != nullptr) {
+    // Woken on its word, the wait ended by the controller: the call returns 0, as the sleep would.
+    EXPECT_EQ(w->state.load(), vtime::abi::kClaimed);
+  } else {
+    // The /proc rule needs the Woken slot until the tracer took the wake-up: the tracer's turn,
+    // which this test takes itself.
+    EXPECT_EQ(w->state.load(), vtime::abi::kWoken);
+    EXPECT_EQ(w->tracer_flags.load() & vtime::abi::kTracerDirect, 0u);
+    detail::futex_wake(&w->word);
+  }
+  int status;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "exit " << WEXITSTATUS(status);
+}
+
+TEST(Controller, DirectSleepWhoseThreadIsNotQueuedIsLeftToTheTracer) {
+  Session s = Session::create();
+  vtime::abi::Segment& seg = s.segment();
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t child = spawn(s, [&] { return direct_sleep(seg, 3'000'000'000, fds[0]); });
+  Controller ctl(s, child, test_watch());
+  ctl.wait_idle(nullptr);
+  ASSERT_EQ(ctl.next_deadline(), TimePoint::origin() + seconds(3));
+  EXPECT_EQ(ctl.advance_to(TimePoint::origin() + seconds(3)), 1);
+  vtime::abi::WaiterSlot* w = slot_of(seg, child);
+  ASSERT_NE(w, nullptr);
+  // FUTEX_WAKE found no one: the tracer interrupts the call as any of its waits.
+  EXPECT_EQ(w->state.load(), vtime::abi::kWoken);
+  EXPECT_EQ(w->tracer_flags.load() & vtime::abi::kTracerDirect, 0u);
+  ASSERT_EQ(write(fds[1], "x", 1), 1);
   int status;
   waitpid(child, &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
