@@ -227,8 +227,8 @@ void rewrite(user_regs_struct& r, const TimedCall& c, uint64_t tag) {
   arg(r, c.tag_arg) = tag;
 }
 
-bool in_call(const user_regs_struct& r, const TimedCall& c, uint64_t tag, bool restarted) {
-  if (c.direct && restarted && static_cast<long>(r.orig_rax) == SYS_restart_syscall) return true;
+bool in_call(const user_regs_struct& r, const TimedCall& c, uint64_t tag) {
+  if (c.direct && static_cast<long>(r.orig_rax) == SYS_restart_syscall) return true;
   user_regs_struct copy = r;
   return static_cast<long>(r.orig_rax) == c.nr && arg(copy, c.tag_arg) == tag;
 }

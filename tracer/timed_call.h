@@ -76,9 +76,11 @@ bool make_direct(TimedCall& c, uint64_t word_addr, uint32_t word_value, uint64_t
 void rewrite(user_regs_struct& r, const TimedCall& c, uint64_t tag);
 
 // Registers of a thread stopped while inside the rewritten call (interrupted, about to return
-// or restart): true if they are that call's. `restarted`: the thread is known to have re-entered
-// a direct sleep through restart_syscall, whose registers no longer name the call.
-bool in_call(const user_regs_struct& r, const TimedCall& c, uint64_t tag, bool restarted = false);
+// or restart): true if they are that call's. A direct sleep the kernel restarted is in
+// restart_syscall, whose registers no longer name the call: the caller must know the sleep
+// still current (the kernel also restarts it silently when a signal woke the thread but another
+// thread of its process took the signal, with no stop for the tracer to see).
+bool in_call(const user_regs_struct& r, const TimedCall& c, uint64_t tag);
 
 // The kernel's "interrupted, restart or fail with EINTR" results.
 bool interrupted_result(long rax);

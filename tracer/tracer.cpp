@@ -491,7 +491,6 @@ void Tracer::on_call(pid_t tid) {
   t.call = *call;
   t.in_wait = true;
   t.signal_follow = false;
-  t.restarted = false;
   // The tagged registers before the slot is Waiting (see the controller's
   // drop_ended_tracer_waits): the previous wait's slot, if still Waiting, is taken back first.
   s.state.store(abi::kClaimed, std::memory_order_release);
@@ -576,9 +575,7 @@ void Tracer::on_syscall_stop(pid_t tid) {
     // The first call after a signal stopped the thread in a direct sleep: restart_syscall if no
     // handler ran (the sleep goes on), anything else if one did (the sleep returned EINTR).
     t.signal_follow = false;
-    if (t.in_wait && info.op == PTRACE_SYSCALL_INFO_ENTRY && static_cast<long>(info.entry.nr) == SYS_restart_syscall) {
-      t.restarted = true;
-    } else {
+    if (!t.in_wait || info.op != PTRACE_SYSCALL_INFO_ENTRY || static_cast<long>(info.entry.nr) != SYS_restart_syscall) {
       end_wait(t);
     }
     resume(tid);
@@ -637,7 +634,6 @@ void Tracer::forget_ended_direct_sleep(Thread& t) {
   const uint32_t st = s.state.load(std::memory_order_acquire);
   if (s.seq.load(std::memory_order_acquire) != t.seq || (st != abi::kWaiting && st != abi::kWoken)) {
     t.in_wait = false;
-    t.restarted = false;
   }
 }
 
@@ -648,7 +644,7 @@ bool Tracer::note_signal_in_sleep(pid_t tid) {
   forget_ended_direct_sleep(t);
   if (!t.in_wait || (t.call.rem_addr == 0 && !t.call.direct)) return false;
   user_regs_struct r{};
-  if (!get_regs(tid, r) || !in_call(r, t.call, tag_of(t.seq), t.restarted) || !interrupted_result(static_cast<long>(r.rax))) {
+  if (!get_regs(tid, r) || !in_call(r, t.call, tag_of(t.seq)) || !interrupted_result(static_cast<long>(r.rax))) {
     return false;
   }
   // The signal ends the sleep (EINTR with a handler) or restarts it (none): either way what is
@@ -671,7 +667,7 @@ void Tracer::on_interrupted(pid_t tid) {
   VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: interrupted in call %lld (rax %lld), wait %llu in_wait %d",
              static_cast<int>(tid), static_cast<long long>(r.orig_rax), static_cast<long long>(r.rax),
              static_cast<unsigned long long>(t.seq), t.in_wait ? 1 : 0);
-  if (t.in_wait && in_call(r, t.call, tag_of(t.seq), t.restarted) && interrupted_result(static_cast<long>(r.rax))) {
+  if (t.in_wait && in_call(r, t.call, tag_of(t.seq)) && interrupted_result(static_cast<long>(r.rax))) {
     if (t.interrupt_seq == t.seq) {
       r.rax = static_cast<unsigned long long>(t.call.timeout_result);
       t.in_wait = false;

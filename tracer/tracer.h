@@ -62,9 +62,8 @@ class Tracer {
     bool untimed_release = false;
     bool seen = false;  // it has stopped before (a new thread's first stop is held)
     // A signal stopped it inside a direct sleep (timed_call.h): it is followed to its next call,
-    // which says whether the sleep restarted (restart_syscall: `restarted`) or ended with EINTR.
+    // which says whether the sleep restarted (restart_syscall) or ended with EINTR.
     bool signal_follow = false;
-    bool restarted = false;
   };
   struct Process {
     bool maps_read = false;
@@ -102,7 +101,7 @@ class Tracer {
   bool note_signal_in_sleep(pid_t tid);
   // The controller ends a direct sleep it woke without telling the tracer (its slot leaves
   // Waiting/Woken, or is another wait's): the thread is then no longer in it. Called before
-  // registers are matched against the sleep, whose `restarted` form names no call.
+  // registers are matched against the sleep (in_call), whose restarted form names no call.
   void forget_ended_direct_sleep(Thread& t);
   // A SIGSEGV: if the thread read the time-stamp counter (trapped, determinism.h), answers it.
   bool on_tsc_fault(pid_t tid);
