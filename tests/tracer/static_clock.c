@@ -19,6 +19,34 @@
 
 static void on_usr1(int sig) { (void)sig; }
 
+static void handle_usr1(int flags) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_usr1;
+  sa.sa_flags = flags;
+  sigaction(SIGUSR1, &sa, NULL);
+}
+
+/* A child (forked: traced too) that sleeps 1 s, sends `sig` to `parent`, sleeps `then_s` s more
+ * and exits. */
+static pid_t signal_after_1s(pid_t parent, int sig, int then_s) {
+  pid_t child = fork();
+  if (child == 0) {
+    struct timespec one = {1, 0}, then = {then_s, 0};
+    nanosleep(&one, NULL);
+    kill(parent, sig);
+    if (then_s > 0) nanosleep(&then, NULL);
+    _exit(0);
+  }
+  return child;
+}
+
+static long long ns_since(const struct timespec* t0) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (t.tv_sec - t0->tv_sec) * 1000000000LL + (t.tv_nsec - t0->tv_nsec);
+}
+
 int main(int argc, char** argv) {
   if (argc > 1 && strcmp(argv[1], "sigtimedwait") == 0) {
     sigset_t set;
@@ -28,71 +56,36 @@ int main(int argc, char** argv) {
     struct timespec ts = {30, 0};
     return sigtimedwait(&set, NULL, &ts) < 0 ? 0 : 1;
   }
-  struct timespec t0, t1, wall;
+  struct timespec t0, wall;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   if (argc > 1 && strcmp(argv[1], "signal") == 0) {
-    /* A child (forked: traced too) signals us 1 s into our 10 s sleep: EINTR at virtual 1 s. */
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_usr1;
-    sigaction(SIGUSR1, &sa, NULL);
-    pid_t parent = getpid();
-    pid_t child = fork();
-    if (child == 0) {
-      struct timespec one = {1, 0};
-      nanosleep(&one, NULL);
-      kill(parent, SIGUSR1);
-      _exit(0);
-    }
+    /* A child signals us 1 s into our 10 s sleep: EINTR at virtual 1 s. */
+    handle_usr1(0);
+    pid_t child = signal_after_1s(getpid(), SIGUSR1, 0);
     struct timespec ten = {10, 0}, rem = {-1, -1};
     int r = nanosleep(&ten, &rem);
     int e = errno;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+    long long ns = ns_since(&t0);
     waitpid(child, NULL, 0);
-    long long ns = (t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
     printf("nanosleep %d (%s) after %lld.%09lld s, %lld.%09ld s left\n", r, r ? strerror(e) : "ok", ns / 1000000000,
            ns % 1000000000, (long long)rem.tv_sec, rem.tv_nsec);
     return 0;
   }
   if (argc > 1 && strcmp(argv[1], "restart") == 0) {
     signal(SIGUSR2, SIG_IGN);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_usr1;
-    sa.sa_flags = SA_RESTART;
-    sigaction(SIGUSR1, &sa, NULL);
-    pid_t parent = getpid();
-    pid_t child = fork();
-    if (child == 0) {
-      struct timespec one = {1, 0};
-      nanosleep(&one, NULL);
-      kill(parent, SIGUSR2);
-      nanosleep(&one, NULL);
-      _exit(0);  /* SIGCHLD at 2 s */
-    }
+    handle_usr1(SA_RESTART);
+    pid_t child = signal_after_1s(getpid(), SIGUSR2, 1); /* its SIGCHLD at 2 s */
     struct timespec three = {3, 0};
     int r = nanosleep(&three, NULL);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    long long ns = (t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
+    long long ns = ns_since(&t0);
     waitpid(child, NULL, 0);
-    child = fork();
-    if (child == 0) {
-      struct timespec one = {1, 0};
-      nanosleep(&one, NULL);
-      kill(parent, SIGUSR1);
-      struct timespec two = {2, 0};
-      nanosleep(&two, NULL);
-      _exit(0);
-    }
+    child = signal_after_1s(getpid(), SIGUSR1, 2);
     struct timespec until = {t0.tv_sec + 5, t0.tv_nsec};
     int a = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
-    struct timespec t2;
-    clock_gettime(CLOCK_MONOTONIC, &t2);
-    long long ns2 = (t2.tv_sec - t0.tv_sec) * 1000000000LL + (t2.tv_nsec - t0.tv_nsec);
+    long long ns2 = ns_since(&t0);
     /* The interrupted sleep's deadline (5 s) must be gone: the next instant is the child's end. */
     waitpid(child, NULL, 0);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    long long ns3 = (t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
+    long long ns3 = ns_since(&t0);
     printf("nanosleep %d at %lld.%09lld s; clock_nanosleep %s at %lld.%09lld s; child gone at %lld.%09lld s\n", r,
            ns / 1000000000, ns % 1000000000, a ? strerror(a) : "ok", ns2 / 1000000000, ns2 % 1000000000, ns3 / 1000000000,
            ns3 % 1000000000);
@@ -104,9 +97,8 @@ int main(int argc, char** argv) {
   clock_nanosleep(CLOCK_MONOTONIC, 0, &q, NULL);
   struct timeval tv = {0, 250000};
   int n = select(0, NULL, NULL, NULL, &tv);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
+  long long ns = ns_since(&t0);
   clock_gettime(CLOCK_REALTIME, &wall);
-  long long ns = (t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
   printf("select %d, elapsed %lld.%09lld s, wall %lld.%09ld, time() %lld\n", n, ns / 1000000000, ns % 1000000000,
          (long long)wall.tv_sec, wall.tv_nsec, (long long)time(NULL));
   return 0;
