@@ -174,11 +174,12 @@ unsigned long long& arg(user_regs_struct& r, int i) {
 }
 }  // namespace
 
-bool make_direct(TimedCall& c, uint64_t word_addr, uint32_t word_value, uint64_t forever_addr) {
+bool make_direct(TimedCall& c, uint64_t word_addr, uint32_t word_value, uint32_t word_bit, uint64_t forever_addr) {
   if (c.reason != abi::kReasonSleep || c.exit_tracked || c.nr != SYS_ppoll || word_addr == 0 || forever_addr == 0) return false;
   c.direct = true;
   c.word_addr = word_addr;
   c.word_value = word_value;
+  c.word_bit = word_bit;
   c.forever_addr = forever_addr;
   c.nr = SYS_futex;
   c.tag_arg = 4;  // uaddr2, which FUTEX_WAIT ignores
@@ -190,11 +191,11 @@ void rewrite(user_regs_struct& r, const TimedCall& c, uint64_t tag) {
   if (c.direct) {
     r.orig_rax = SYS_futex;
     r.rdi = c.word_addr;
-    r.rsi = FUTEX_WAIT;  // shared: the controller wakes it through its own mapping of the segment
+    r.rsi = FUTEX_WAIT_BITSET;  // shared: the controller wakes it through its own mapping of the segment
     r.rdx = c.word_value;
     r.r10 = c.forever_addr;
     r.r8 = tag;
-    r.r9 = 0;
+    r.r9 = c.word_bit;
     return;
   }
   long nr = static_cast<long>(r.orig_rax);

@@ -19,9 +19,12 @@
 // Direct sleeps. Where the process maps the session segment (vdso_patch.h), a sleep becomes
 // instead a wait on its waiter slot's own futex word, which the controller wakes at the deadline
 // without the tracer (abi::kTracerDirect):
-//   nanosleep, clock_nanosleep -> futex(&slot.word, FUTEX_WAIT, word, &forever, tag, 0)
+//   nanosleep, clock_nanosleep -> futex(&slot.word, FUTEX_WAIT_BITSET, word, &forever, tag, bit)
+// (`bit`: abi::direct_bit of the wait's seq, so a wake-up meant for an earlier wait on the slot
+// cannot end this one).
 // Woken, it returns 0, as the sleep would. Only the controller ever wakes that word, and it does
-// not change it, so the call never fails with EAGAIN. The timeout (`forever`, ~35,000 years)
+// not change it, so the call never fails with EAGAIN. The timeout (`forever`, ~35,000 years on
+// the monotonic clock, absolute as FUTEX_WAIT_BITSET takes it)
 // gives the kernel's sleep semantics after a signal: EINTR if a handler ran, a transparent
 // restart (restart_syscall) if none did. The tracer then follows the thread to its next call to
 // learn which (Tracer::on_syscall_stop).
@@ -60,6 +63,7 @@ struct TimedCall {
   uint64_t word_addr = 0;
   uint32_t word_value = 0;
   uint64_t forever_addr = 0;
+  uint32_t word_bit = 0;
 };
 
 // The call thread `tid` of process `pid` is stopped at, given its registers; nullopt when it
@@ -68,9 +72,9 @@ struct TimedCall {
 std::optional<TimedCall> decode(pid_t pid, const user_regs_struct& r, const abi::Segment& seg, bool* uncontrolled);
 
 // Makes a sleep (reason kReasonSleep, not exit-tracked) a direct one, waiting on the futex word
-// at `word_addr` (holding `word_value`) with the timeout at `forever_addr`, all as the process
-// sees them. False for any other call.
-bool make_direct(TimedCall& c, uint64_t word_addr, uint32_t word_value, uint64_t forever_addr);
+// at `word_addr` (holding `word_value`) with bitset `word_bit` and the timeout at `forever_addr`
+// (as the process sees them). False for any other call.
+bool make_direct(TimedCall& c, uint64_t word_addr, uint32_t word_value, uint32_t word_bit, uint64_t forever_addr);
 
 // The untimed (or direct), tagged form of the call.
 void rewrite(user_regs_struct& r, const TimedCall& c, uint64_t tag);

@@ -414,7 +414,8 @@ void Tracer::on_call(pid_t tid) {
     const long nr = static_cast<long>(r.orig_rax);
     const bool futex_wait = nr == SYS_futex && r.r10 == 0 && ((r.rsi & 0x7f) == FUTEX_WAIT || (r.rsi & 0x7f) == FUTEX_WAIT_BITSET);
     const bool epoll_untimed = (nr == SYS_epoll_wait || nr == SYS_epoll_pwait) && static_cast<int>(r.r10) < 0;
-    if ((futex_wait || epoll_untimed) && t.in_wait && in_call(r, t.call, tag_of(t.seq))) {
+    const bool direct_again = nr == SYS_futex && t.in_wait && t.call.direct;
+    if ((futex_wait || epoll_untimed || direct_again) && t.in_wait && in_call(r, t.call, tag_of(t.seq))) {
       // A rewritten timed wait, restarted after a signal: still the same wait.
       if (t.follow) {
         ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);
@@ -479,15 +480,17 @@ void Tracer::on_call(pid_t tid) {
     return;
   }
   auto& s = seg_.waiters[t.slot];
+  settle_direct_wake(s);  // the previous wait's wake-up, if the controller is still at it
   unsigned long long r_orig_nr = r.orig_rax;  // before the rewrite
   Process& proc = processes_[t.pid];
   // A sleep waits on its slot's word where the process maps the segment, unless the serial gate
   // follows waits to their exit (abi::kTracerDirect).
+  const uint64_t seq = seg_.header.next_seq.fetch_add(1, std::memory_order_relaxed);
   if (proc.header_page != 0 && seg_.header.serial.load(std::memory_order_acquire) == 0) {
     const uint64_t offset = static_cast<uint64_t>(reinterpret_cast<const char*>(&s.word) - reinterpret_cast<const char*>(&seg_));
-    make_direct(*call, proc.header_page + offset, s.word.load(std::memory_order_acquire), proc.forever);
+    make_direct(*call, proc.header_page + offset, s.word.load(std::memory_order_acquire), abi::direct_bit(seq), proc.forever);
   }
-  t.seq = seg_.header.next_seq.fetch_add(1, std::memory_order_relaxed);
+  t.seq = seq;
   t.call = *call;
   t.in_wait = true;
   t.signal_follow = false;
@@ -528,10 +531,21 @@ void Tracer::on_call(pid_t tid) {
   }
 }
 
+void Tracer::settle_direct_wake(const abi::WaiterSlot& s) {
+  // The controller's part takes a few instructions (abi::kTracerDirect); a second of real time is
+  // far more than a preempted controller needs, and a dead one ends the session (and us) anyway.
+  const int64_t until = real_monotonic_ns() + 1000000000LL;
+  while (s.state.load(std::memory_order_seq_cst) == abi::kWoken &&
+         (s.tracer_flags.load(std::memory_order_seq_cst) & abi::kTracerDirect) != 0 && real_monotonic_ns() < until) {
+    sched_yield();
+  }
+}
+
 void Tracer::end_wait(Thread& t) {
   t.in_wait = false;
   if (t.slot < 0) return;
   auto& s = seg_.waiters[t.slot];
+  settle_direct_wake(s);
   if (s.seq.load(std::memory_order_relaxed) != t.seq) return;
   for (uint32_t st : {abi::kWaiting, abi::kWoken}) {
     uint32_t expected = st;
@@ -671,10 +685,12 @@ void Tracer::on_interrupted(pid_t tid) {
     if (t.interrupt_seq == t.seq) {
       r.rax = static_cast<unsigned long long>(t.call.timeout_result);
       t.in_wait = false;
-    } else {
+    } else if (!t.call.direct) {
       // The interrupt was for an earlier wait, which ended before it landed: back into this one.
       r.rax = static_cast<unsigned long long>(-kErestartnointr);
     }
+    // (A direct sleep goes back through restart_syscall, as rax already says: executed afresh,
+    // its timed futex call would meet the seccomp filter as a new wait of ~35,000 years.)
     set_regs(tid, r);
   }
   if (t.slot >= 0) {
@@ -723,14 +739,27 @@ bool Tracer::interrupt_due() {
 void Tracer::on_exec(pid_t tid) {
   unsigned long former = 0;
   ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &former);
+  // The exec ended every other thread of the process, and the waits they were in: a direct
+  // sleep's slot would otherwise stay Waiting (the controller leaves those to the tracer), above
+  // all the leader's, whose id the executing thread took over (ended below, slot kept). The
+  // slots of the threads that are gone are freed.
+  auto drop = [&](pid_t gone, Thread& g) {
+    end_wait(g);
+    if (g.slot >= 0 && seg_.waiters[g.slot].tid.load(std::memory_order_acquire) == gone) {
+      detail::free_slot(seg_.waiters[g.slot]);
+      detail::notify_activity(seg_);
+    }
+  };
   if (former != 0 && static_cast<pid_t>(former) != tid) {
     // A thread other than the leader executed: it took the leader's id, the others are gone.
+    if (auto f = threads_.find(static_cast<pid_t>(former)); f != threads_.end()) drop(f->first, f->second);
     threads_.erase(static_cast<pid_t>(former));
   }
   bool held_gone = false;  // the exec ended a held thread: the list must not name it any more
   for (auto it = threads_.begin(); it != threads_.end();) {
     if (it->second.pid == tid && it->first != tid) {
       held_gone = held_gone || it->second.held;
+      drop(it->first, it->second);
       it = threads_.erase(it);
     } else {
       ++it;
@@ -743,7 +772,7 @@ void Tracer::on_exec(pid_t tid) {
   t.held = false;
   if (held_gone) publish_held();
   t.pid = tid;
-  t.in_wait = false;
+  end_wait(t);
   t.rank = 0;  // the main thread of the new image
   Process& p = processes_[tid] = Process{};
   p.executed = true;

@@ -1557,7 +1557,17 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
         // no task was queued (a wake that did not wait for the tree to be idle), the tracer
         // interrupts it like its other waits.
         if ((flags & abi::kTracerDirect) != 0) {
-          if (m.watch != nullptr && !serial && detail::futex_wake(&w.word, 1) == 1) {
+          // The tracer arms no new wait on a Woken direct slot (abi::kTracerDirect), so the seq
+          // read now is the one this CAS woke: if the slot has moved on to a wait that was not
+          // due when `due` was read, that wait goes back to Waiting.
+          const uint64_t seq = w.seq.load(std::memory_order_acquire);
+          if (seq != due[k].seq) {
+            uint32_t woken_state = abi::kWoken;
+            w.state.compare_exchange_strong(woken_state, abi::kWaiting, std::memory_order_acq_rel);
+            if ((flags & abi::kTracerHousekeeping) == 0) --woken;
+            continue;
+          }
+          if (m.watch != nullptr && !serial && detail::futex_wake_bitset(&w.word, abi::direct_bit(seq)) == 1) {
             uint32_t woken_state = abi::kWoken;
             w.state.compare_exchange_strong(woken_state, abi::kClaimed, std::memory_order_acq_rel);
             continue;

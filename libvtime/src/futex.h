@@ -69,9 +69,9 @@ inline int futex_wait_bitset(std::atomic<uint32_t>* word, uint32_t expected, con
   return errno;
 }
 
-// Wakes every waiter of a shared `word` whose bitset meets `bits`.
-inline void futex_wake_bitset(std::atomic<uint32_t>* word, uint32_t bits) {
-  raw_futex(reinterpret_cast<void*>(word), FUTEX_WAKE_BITSET, static_cast<uint32_t>(INT_MAX), nullptr, nullptr, bits);
+// Wakes every waiter of a shared `word` whose bitset meets `bits`; returns how many (-1 on error).
+inline long futex_wake_bitset(std::atomic<uint32_t>* word, uint32_t bits) {
+  return raw_futex(reinterpret_cast<void*>(word), FUTEX_WAKE_BITSET, static_cast<uint32_t>(INT_MAX), nullptr, nullptr, bits);
 }
 
 // Returns how many tasks it woke (-1 on error).

@@ -27,6 +27,10 @@ and static_timers (statically linked C programs).
   static_proc           static_c, static_signal and static_restart with idle decisions read from
                         /proc (VTIME_IDLE=proc): the tracer, not the controller, then ends the
                         sleeps it rewrote into waits on their slot's word (docs/tracer.md);
+  exec_thread           a thread of a static C program executes the program again (which waits
+                        for ever on a pipe) while the main thread sleeps 100 s: the tree is
+                        blocked for ever at virtual 1 s (exit 121), the dead sleep's deadline
+                        moves nothing, with the kernel count and with the /proc rule;
   static_timers         a static C program's timers made as raw system calls (timerfd periodic and
                         absolute through epoll, POSIX timers by signal with overruns, to a thread and
                         through glibc's SIGEV_THREAD, alarm, setitimer and getitimer): exact
@@ -92,7 +96,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 UNPRIVILEGED = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 CASES = ["go_static", "go_cgo", "go_unprivileged", "go_via_shell", "go_spawns", "go_spin", "static_c", "static_signal", "static_restart",
-         "static_proc", "static_timers", "go_raw_timers",
+         "static_proc", "exec_thread", "static_timers", "go_raw_timers",
          "real_timeout", "etcd", "kill_vtime", "settime_static", "settime_dynamic", "settime_go", "go_spin_real",
          "serial_gate", "serial_gate_go", "serial_gate_dynamic", "serial_threads", "serial_topup", "serial_futex",
          "go_random"]
@@ -251,6 +255,12 @@ def main():
             # 2024-01-01T00:00:00Z is 1704067200; 3 s later.
             twice(args, [b("static_clock")],
                   "select 0, elapsed 3.000000000 s, wall 1704067203.000000000, time() 1704067203\n")
+    elif c == "exec_thread":
+        for idle in ("auto", "proc"):
+            os.environ["VTIME_IDLE"] = idle
+            r = run(args, [b("exec_thread")], extra=["--on-deadlock", "exit"])
+            if r.returncode != 121 or "blocked forever at virtual time 1.000000000 s" not in r.stderr:
+                fail("expected the tree blocked for ever at virtual 1 s (exit 121), VTIME_IDLE=%s" % idle)
     elif c == "static_timers":
         # Natively the same lines, with times only about these (static_timers.c).
         want = ("timerfd: 1 expiration(s) at 1.000000000\n"

@@ -101,10 +101,15 @@ inline constexpr uint32_t kAgentRetry = 8;
 // slot's own `word` (tracer/timed_call.h, "direct sleeps"): at the deadline the controller wakes
 // that word itself, and only if the thread was queued there (FUTEX_WAKE woke one task) does it end
 // the wait (Woken -> Claimed) without the tracer. Otherwise it clears the flag and the tracer
-// interrupts the call as for any other of its waits. The tracer ends such a wait itself when a
+// interrupts the call as for any other of its waits. While a direct slot is Woken with the flag
+// set, the controller is acting on it: the tracer neither ends that wait nor arms a new one on
+// the slot until the controller is done (a few instructions). The tracer ends such a wait itself when a
 // signal stops the thread in it (it follows the thread to its next call), so the controller
 // never reads /proc for it.
 inline constexpr uint32_t kTracerDirect = 16;
+// The futex bitset a direct sleep of wait `seq` waits with (FUTEX_WAIT_BITSET), and the
+// controller wakes: a wake-up meant for one wait never ends the next wait on the same slot.
+inline constexpr uint32_t direct_bit(uint64_t seq) { return 1u << (seq % 32); }
 
 // Requests to the tracer (tracer/): a thread about to execute a program the shim cannot reach
 // asks to be traced. State: 0 free, 1 being filled, 2 asked, 3 attached, 4 refused.
