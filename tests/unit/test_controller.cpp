@@ -197,7 +197,7 @@ namespace {
 
 // A sleep the tracer made direct (vtime::abi::kTracerDirect, tracer/timed_call.h), armed as the tracer
 // arms it but by the thread itself: a kWakeTracer slot of no process slot, then the rewritten
-// call, a futex wait on the slot's word carrying the tag. With `block_fd` >= 0 the thread blocks
+// call, a futex wait on the slot's word with its seq's bit, carrying the tag. With `block_fd` >= 0 the thread blocks
 // in a read of it instead, as a thread not queued on its word at the deadline would be.
 int direct_sleep(vtime::abi::Segment& seg, int64_t deadline_ns, int block_fd) {
   const uint32_t i = detail::claim_waiter_slot(seg, getpid(), static_cast<pid_t>(syscall(SYS_gettid)), vtime::abi::kNoProcess, false);
@@ -216,7 +216,8 @@ int direct_sleep(vtime::abi::Segment& seg, int64_t deadline_ns, int block_fd) {
     return read(block_fd, &c, 1) == 1 ? 0 : 3;
   }
   timespec forever{static_cast<time_t>(1) << 40, 0};
-  long r = syscall(SYS_futex, &w.word, FUTEX_WAIT, value, &forever, vtime::abi::kTaggedWaitMark | seq, 0);
+  long r = syscall(SYS_futex, &w.word, FUTEX_WAIT_BITSET, value, &forever, vtime::abi::kTaggedWaitMark | seq,
+                   vtime::abi::direct_bit(seq));
   return r == 0 ? 0 : 10 + errno;
 }
 
