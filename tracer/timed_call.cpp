@@ -182,7 +182,7 @@ bool make_direct(TimedCall& c, uint64_t word_addr, uint32_t word_value, uint32_t
   c.word_bit = word_bit;
   c.forever_addr = forever_addr;
   c.nr = SYS_futex;
-  c.tag_arg = 4;  // uaddr2, which FUTEX_WAIT ignores
+  c.tag_arg = 4;  // uaddr2, which FUTEX_WAIT_BITSET ignores
   c.timeout_result = 0;
   return true;
 }

@@ -198,17 +198,20 @@ void Tracer::end_orphaned_tree() {
   }
 }
 
+void Tracer::free_slot_of(pid_t tid, const Thread& t) {
+  if (t.slot < 0) return;
+  auto& s = seg_.waiters[t.slot];
+  // Only while the slot is still this thread's: the controller may have reclaimed it already.
+  if (s.tid.load(std::memory_order_acquire) == tid) {
+    detail::free_slot(s);
+    detail::notify_activity(seg_);
+  }
+}
+
 void Tracer::forget(pid_t tid) {
   auto it = threads_.find(tid);
   if (it == threads_.end()) return;
-  if (it->second.slot >= 0) {
-    auto& s = seg_.waiters[it->second.slot];
-    // Only while the slot is still this thread's: the controller may have reclaimed it already.
-    if (s.tid.load(std::memory_order_acquire) == tid) {
-      detail::free_slot(s);
-      detail::notify_activity(seg_);
-    }
-  }
+  free_slot_of(tid, it->second);
   pid_t pid = it->second.pid;
   bool held = it->second.held;
   threads_.erase(it);
@@ -414,7 +417,7 @@ void Tracer::on_call(pid_t tid) {
     const long nr = static_cast<long>(r.orig_rax);
     const bool futex_wait = nr == SYS_futex && r.r10 == 0 && ((r.rsi & 0x7f) == FUTEX_WAIT || (r.rsi & 0x7f) == FUTEX_WAIT_BITSET);
     const bool epoll_untimed = (nr == SYS_epoll_wait || nr == SYS_epoll_pwait) && static_cast<int>(r.r10) < 0;
-    const bool direct_again = nr == SYS_futex && t.in_wait && t.call.direct;
+    const bool direct_again = nr == SYS_futex && t.call.direct;
     if ((futex_wait || epoll_untimed || direct_again) && t.in_wait && in_call(r, t.call, tag_of(t.seq))) {
       // A rewritten timed wait, restarted after a signal: still the same wait.
       if (t.follow) {
@@ -745,10 +748,7 @@ void Tracer::on_exec(pid_t tid) {
   // slots of the threads that are gone are freed.
   auto drop = [&](pid_t gone, Thread& g) {
     end_wait(g);
-    if (g.slot >= 0 && seg_.waiters[g.slot].tid.load(std::memory_order_acquire) == gone) {
-      detail::free_slot(seg_.waiters[g.slot]);
-      detail::notify_activity(seg_);
-    }
+    free_slot_of(gone, g);
   };
   if (former != 0 && static_cast<pid_t>(former) != tid) {
     // A thread other than the leader executed: it took the leader's id, the others are gone.

@@ -110,6 +110,8 @@ class Tracer {
   // it did anything.
   bool interrupt_due();
   void forget(pid_t tid);
+  // Frees the waiter slot of thread `tid` (state `t`), if the slot is still that thread's.
+  void free_slot_of(pid_t tid, const Thread& t);
   // The serial gate (abi::Header::serial, serial_gate.cpp). At the exit of a wait (its registers
   // `r`, result set): holds the thread if another process has the tree, else resumes it.
   void leave_wait(pid_t tid, Thread& t, const user_regs_struct& r, bool release = false);
