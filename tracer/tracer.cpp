@@ -483,7 +483,7 @@ void Tracer::on_call(pid_t tid) {
     return;
   }
   auto& s = seg_.waiters[t.slot];
-  settle_direct_wake(s);  // the previous wait's wake-up, if the controller is still at it
+  detail::settle_waking(s);  // the previous wait's wake-up, if the controller is still at it
   unsigned long long r_orig_nr = r.orig_rax;  // before the rewrite
   Process& proc = processes_[t.pid];
   // A sleep waits on its slot's word where the process maps the segment, unless the serial gate
@@ -534,21 +534,11 @@ void Tracer::on_call(pid_t tid) {
   }
 }
 
-void Tracer::settle_direct_wake(const abi::WaiterSlot& s) {
-  // The controller's part takes a few instructions (abi::kTracerDirect); a second of real time is
-  // far more than a preempted controller needs, and a dead one ends the session (and us) anyway.
-  const int64_t until = real_monotonic_ns() + 1000000000LL;
-  while (s.state.load(std::memory_order_seq_cst) == abi::kWoken &&
-         (s.tracer_flags.load(std::memory_order_seq_cst) & abi::kTracerDirect) != 0 && real_monotonic_ns() < until) {
-    sched_yield();
-  }
-}
-
 void Tracer::end_wait(Thread& t) {
   t.in_wait = false;
   if (t.slot < 0) return;
   auto& s = seg_.waiters[t.slot];
-  settle_direct_wake(s);
+  detail::settle_waking(s);  // the controller at it (abi::kWaking): its outcome, then ours
   if (s.seq.load(std::memory_order_relaxed) != t.seq) return;
   for (uint32_t st : {abi::kWaiting, abi::kWoken}) {
     uint32_t expected = st;
@@ -649,7 +639,7 @@ void Tracer::forget_ended_direct_sleep(Thread& t) {
   if (!t.in_wait || !t.call.direct || t.slot < 0) return;
   const auto& s = seg_.waiters[t.slot];
   const uint32_t st = s.state.load(std::memory_order_acquire);
-  if (s.seq.load(std::memory_order_acquire) != t.seq || (st != abi::kWaiting && st != abi::kWoken)) {
+  if (s.seq.load(std::memory_order_acquire) != t.seq || (st != abi::kWaiting && st != abi::kWoken && st != abi::kWaking)) {
     t.in_wait = false;
   }
 }
@@ -711,7 +701,8 @@ bool Tracer::interrupt_due() {
   bool acted = false;
   for (uint32_t i = 0, n = detail::waiter_limit(seg_); i < n; ++i) {
     auto& s = seg_.waiters[i];
-    // A direct sleep is the controller's to wake, unless it cleared the flag (abi::kTracerDirect).
+    // A direct sleep is the controller's to wake, unless it cleared the flag (abi::kTracerDirect;
+    // it does so before the slot turns Woken).
     if (s.state.load(std::memory_order_seq_cst) != abi::kWoken ||
         s.wake_kind.load(std::memory_order_relaxed) != abi::kWakeTracer ||
         (s.tracer_flags.load(std::memory_order_seq_cst) & abi::kTracerDirect) != 0) {

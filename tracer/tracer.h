@@ -138,9 +138,6 @@ class Tracer {
   void end_orphaned_tree();
   // The thread's wait is over (its slot back to Claimed).
   void end_wait(Thread& t);
-  // Waits while the controller is waking a direct sleep on slot `s` (Woken with
-  // abi::kTracerDirect): neither its end nor a new wait may be written meanwhile.
-  void settle_direct_wake(const abi::WaiterSlot& s);
   Thread& thread(pid_t tid);
   bool passthrough(pid_t pid, uint64_t rip);
   void resume(pid_t tid, int sig = 0);

@@ -44,7 +44,7 @@ void shift_realtime(abi::Segment& seg, int64_t delta) {
     auto& s = seg.waiters[i];
     if (s.realtime_abs.load(std::memory_order_acquire) == 0) continue;
     uint32_t st = s.state.load(std::memory_order_acquire);
-    if (st == abi::kWaiting || st == abi::kWoken) move_realtime_deadline(s, shift);
+    if (st == abi::kWaiting || st == abi::kWoken || st == abi::kWaking) move_realtime_deadline(s, shift);
   }
   // Timerfds armed with TFD_TIMER_CANCEL_ON_SET live in their own processes: their agents look.
   for (uint32_t p = 0; p < abi::kProcessSlots; ++p) {

@@ -73,6 +73,13 @@ bool thread_cpu_times(pid_t pid, pid_t tid, uint64_t* utime, uint64_t* stime) {
   return true;
 }
 
+// The controller's way out of abi::kWaking: false when the owner changed the slot meanwhile (it
+// ended or re-armed its wait), which then stays as the owner left it.
+bool finish_waking(abi::WaiterSlot& w, abi::SlotState to) {
+  uint32_t waking = abi::kWaking;
+  return w.state.compare_exchange_strong(waking, to, std::memory_order_seq_cst);
+}
+
 // A language runtime's own wait (abi::kTracerHousekeeping): serviced when time moves anyway.
 bool housekeeping(const abi::WaiterSlot& w) {
   return w.wake_kind.load(std::memory_order_relaxed) == abi::kWakeTracer &&
@@ -903,9 +910,11 @@ struct Controller::Impl {
         line[n_read] = 0;
         if (is_tagged_wait(line, seq)) continue;
       }
+      // Through Waking, as an advance wakes (abi::kWaking): the tracer may have armed its next
+      // wait on the slot since the seq was read.
       uint32_t expected = abi::kWaiting;
-      if (w.seq.load(std::memory_order_acquire) == seq) {
-        w.state.compare_exchange_strong(expected, abi::kClaimed, std::memory_order_acq_rel);
+      if (w.state.compare_exchange_strong(expected, abi::kWaking, std::memory_order_seq_cst)) {
+        finish_waking(w, w.seq.load(std::memory_order_acquire) == seq ? abi::kClaimed : abi::kWaiting);
       }
     }
     if (before && quiet_point() == before) tracer_waits_checked = before;
@@ -1538,18 +1547,25 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
     agents.clear();
     for (size_t k = g; k < end; ++k) {
       auto& w = m.seg.waiters[due[k].index];
+      // Waking while this checks that the slot still holds the wait found due (abi::kWaking): its
+      // owner may have ended it and armed the next one on the slot since the look above, which
+      // may even have read one wait's deadline and the next one's seq. While the slot is Waking
+      // its owner writes no field of it without making that step fail (finish_waking).
+      uint32_t expected = abi::kWaiting;
+      if (!w.state.compare_exchange_strong(expected, abi::kWaking, std::memory_order_seq_cst)) continue;
+      if (w.seq.load(std::memory_order_acquire) != due[k].seq || w.deadline.load(std::memory_order_acquire) > t.ns()) {
+        finish_waking(w, abi::kWaiting);
+        continue;
+      }
       // Not a step (advance_step comes after the tree was found idle): the timeout policy or a
       // running clock, so the waiter may still be on its way to its blocking call
       // (abi::kAgentRetry). Set before the slot turns Woken, which the agent looks at first.
       if (!one_process && w.wake_kind.load() == abi::kWakeAgent && w.is_timer.load() == 0) {
         w.tracer_flags.fetch_or(abi::kAgentRetry, std::memory_order_relaxed);
       }
-      uint32_t expected = abi::kWaiting;
-      // Sequentially consistent: ordered before the read of tracer_awake below.
-      if (!w.state.compare_exchange_strong(expected, abi::kWoken, std::memory_order_seq_cst)) continue;
       if (w.wake_kind.load() == abi::kWakeTracer) {
         const uint32_t flags = w.tracer_flags.load();
-        if ((flags & abi::kTracerHousekeeping) == 0) ++woken;
+        const int counted = (flags & abi::kTracerHousekeeping) == 0 ? 1 : 0;
         // A direct sleep (abi::kTracerDirect) is woken here, on its slot's word, when its thread
         // is queued there: the kernel count then counts it from this wake-up on, so the slot can
         // end at once. Without the count (the /proc rule needs the Woken slot until the wake-up is
@@ -1557,28 +1573,23 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
         // no task was queued (a wake that did not wait for the tree to be idle), the tracer
         // interrupts it like its other waits.
         if ((flags & abi::kTracerDirect) != 0) {
-          // The tracer arms no new wait on a Woken direct slot (abi::kTracerDirect), so the seq
-          // read now is the one this CAS woke: if the slot has moved on to a wait that was not
-          // due when `due` was read, that wait goes back to Waiting.
-          const uint64_t seq = w.seq.load(std::memory_order_acquire);
-          if (seq != due[k].seq) {
-            uint32_t woken_state = abi::kWoken;
-            w.state.compare_exchange_strong(woken_state, abi::kWaiting, std::memory_order_acq_rel);
-            if ((flags & abi::kTracerHousekeeping) == 0) --woken;
+          if (m.watch != nullptr && !serial && detail::futex_wake_bitset(&w.word, abi::direct_bit(due[k].seq)) == 1) {
+            // Counted even if the tracer re-armed the slot meanwhile: the thread did wake.
+            finish_waking(w, abi::kClaimed);
+            woken += counted;
             continue;
           }
-          if (m.watch != nullptr && !serial && detail::futex_wake_bitset(&w.word, abi::direct_bit(seq)) == 1) {
-            uint32_t woken_state = abi::kWoken;
-            w.state.compare_exchange_strong(woken_state, abi::kClaimed, std::memory_order_acq_rel);
-            continue;
-          }
-          // Sequentially consistent: ordered before the read of tracer_awake below, as the
-          // tracer's read of the flags is after its write of it.
+          // Sequentially consistent, and before the slot turns Woken: the tracer interrupts only
+          // Woken slots without the flag.
           w.tracer_flags.fetch_and(~abi::kTracerDirect, std::memory_order_seq_cst);
         }
+        // Sequentially consistent (finish_waking): ordered before the read of tracer_awake below.
+        if (!finish_waking(w, abi::kWoken)) continue;
+        woken += counted;
         tracer_due = true;
         continue;
       }
+      if (!finish_waking(w, abi::kWoken)) continue;  // its owner ended it meanwhile
       ++woken;
       uint32_t pi = w.process.load();
       if (pi >= abi::kProcessSlots) continue;

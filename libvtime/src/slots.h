@@ -26,6 +26,11 @@ inline constexpr uint32_t kNoSlot = UINT32_MAX;
 // controller scans up to waiter_high on every look).
 uint32_t claim_waiter_slot(abi::Segment& seg, pid_t pid, pid_t tid, uint32_t process, bool is_timer);
 
+// The owner's side of abi::kWaking: returns the slot's state once the controller is done with it
+// (a few instructions; a second of real time is far more than a preempted controller needs, and
+// a dead one ends the session anyway). Owners call it before a compare-exchange from Waiting.
+abi::SlotState settle_waking(const abi::WaiterSlot& s);
+
 // Giving a slot back. The owner ids are cleared before the state, so a slot being claimed
 // (Free -> Claimed, ids not written yet) never carries the ids of a dead owner that the
 // controller's reclaim would match and free under the new owner's feet.

@@ -40,7 +40,7 @@ itimerspec timer_slot_value(const abi::Segment& seg, uint32_t slot, int64_t inte
   itimerspec v{};
   auto& s = seg.waiters[slot];
   uint32_t st = s.state.load();
-  if (st == abi::kWaiting || st == abi::kWoken) {
+  if (st == abi::kWaiting || st == abi::kWoken || st == abi::kWaking) {
     Duration left = TimePoint::from_ns(s.deadline.load()) - now;
     if (left <= Duration::zero()) left = nanoseconds(1);
     v.it_value = to_timespec(left);

@@ -6,6 +6,8 @@
 #include "libc.h"
 #include "slots.h"
 
+#include <vtime/session.h>
+
 #include <pthread.h>
 #include <fcntl.h>
 #include <sys/eventfd.h>
@@ -65,6 +67,16 @@ uint32_t claim_waiter_slot(abi::Segment& seg, pid_t pid, pid_t tid, uint32_t pro
     }
   }
   return kNoSlot;
+}
+
+abi::SlotState settle_waking(const abi::WaiterSlot& s) {
+  uint32_t st = s.state.load(std::memory_order_seq_cst);
+  if (st != abi::kWaking) return static_cast<abi::SlotState>(st);
+  const int64_t until = real_monotonic_ns() + 1000000000LL;
+  while ((st = s.state.load(std::memory_order_seq_cst)) == abi::kWaking && real_monotonic_ns() < until) {
+    raw_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);  // the raw call: the shim's would charge the CPU model
+  }
+  return static_cast<abi::SlotState>(st);
 }
 
 uint32_t try_claim_slot(ProcessContext& c, pid_t tid, bool is_timer) {
@@ -188,10 +200,12 @@ int WaitScope::block() {
     uint32_t w = pw.load(std::memory_order_acquire);
     if (s.state.load(std::memory_order_acquire) == abi::kWoken) return 0;
     if (sleep_on(c_, slot_, w) == EINTR) {
-      uint32_t expected = abi::kWaiting;
-      // Interrupted unless the controller woke us at the same moment.
-      if (s.state.compare_exchange_strong(expected, abi::kClaimed, std::memory_order_acq_rel)) return EINTR;
-      return 0;
+      // Interrupted, unless the controller woke us meanwhile; while it is at it (Waking), wait.
+      for (;;) {
+        if (settle_waking(s) != abi::kWaiting) return 0;
+        uint32_t expected = abi::kWaiting;
+        if (s.state.compare_exchange_strong(expected, abi::kClaimed, std::memory_order_acq_rel)) return EINTR;
+      }
     }
   }
 }

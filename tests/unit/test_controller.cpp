@@ -95,6 +95,12 @@ void sleep_virtual(int64_t secs) {
   vtime_nanosleep(&ts, nullptr);
 }
 
+int64_t mono_real_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 int64_t mono_ns() {
   timespec ts;
   vtime_clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -270,6 +276,61 @@ TEST(Controller, DirectSleepWhoseThreadIsNotQueuedIsLeftToTheTracer) {
   // FUTEX_WAKE found no one: the tracer interrupts the call as any of its waits.
   EXPECT_EQ(w->state.load(), vtime::abi::kWoken);
   EXPECT_EQ(w->tracer_flags.load() & vtime::abi::kTracerDirect, 0u);
+  ASSERT_EQ(write(fds[1], "x", 1), 1);
+  int status;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+// An advance that does not wait for the tree to be idle (the timeout policy, a running clock)
+// races the waits' owners: between the advance's look at the table and its wake-up, an owner may
+// end a due wait by itself and arm the next one, not due, on the same slot. That one must never be
+// seen woken (the controller marks a slot abi::kWaking, checks it still holds the due wait, and
+// only then makes it Woken). The owner here is a thread of this process working a slot as the
+// shim's waits do; it counts the waits it sees Woken before their deadline.
+TEST(Controller, NonIdleAdvanceNeverWakesAWaitArmedAfterItLooked) {
+  Session s = Session::create();
+  vtime::abi::Segment& seg = s.segment();
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t child = spawn(s, [&] {
+    char c;
+    return read(fds[0], &c, 1) == 1 ? 0 : 3;
+  });
+  Controller ctl(s, child, test_watch());
+  const uint32_t i = detail::claim_waiter_slot(seg, child, child, vtime::abi::kNoProcess, false);
+  ASSERT_NE(i, detail::kNoSlot);
+  auto& w = seg.waiters[i];
+  const int64_t due_ns = 1'000'000'000, later_ns = 100'000'000'000;
+  std::atomic<bool> stop{false};
+  std::atomic<long> early{0}, rounds{0}, spin{0};
+  std::thread owner([&] {
+    auto arm = [&](int64_t deadline) {
+      w.deadline.store(deadline, std::memory_order_relaxed);
+      w.wake_kind.store(vtime::abi::kWakeFutex, std::memory_order_relaxed);
+      w.seq.store(seg.header.next_seq.fetch_add(1), std::memory_order_relaxed);
+      w.state.store(vtime::abi::kWaiting, std::memory_order_release);
+    };
+    while (!stop.load(std::memory_order_relaxed)) {
+      arm(due_ns);
+      // Found due by the advance's look, with luck: the owner's pace varies, so that its switch to
+      // the next wait sometimes falls between that look and the wake-up.
+      for (long k = 0, n = (rounds.load(std::memory_order_relaxed) * 7919) % 2000; k < n; ++k) spin.fetch_add(1);
+      w.state.store(vtime::abi::kClaimed, std::memory_order_release);  // it ended by itself
+      arm(later_ns);
+      for (int k = 0; k < 20; ++k) {
+        if (w.state.load(std::memory_order_acquire) == vtime::abi::kWoken) ++early;
+      }
+      w.state.store(vtime::abi::kClaimed, std::memory_order_release);
+      ++rounds;
+    }
+  });
+  const int64_t until = mono_real_ns() + 1'500'000'000;
+  while (mono_real_ns() < until && early.load() == 0) ctl.advance_to(TimePoint::origin() + Duration::nanoseconds(due_ns));
+  stop = true;
+  owner.join();
+  EXPECT_EQ(early.load(), 0) << "a wait due at 100 s was seen woken at 1 s (" << rounds.load() << " rounds)";
+  EXPECT_GT(rounds.load(), 100);
   ASSERT_EQ(write(fds[1], "x", 1), 1);
   int status;
   waitpid(child, &status, 0);

@@ -22,14 +22,24 @@
 namespace vtime::abi {
 
 inline constexpr uint64_t kMagic = 0x31454d4954565f56ULL;  // "V_VTIME1", little-endian
-inline constexpr uint32_t kVersion = 16;  // 16: kTracerDirect; 15: tracer_awake; 14: tracer_reaps; 13: kAgentRetry; 12: thread turns over every futex wait; 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
+inline constexpr uint32_t kVersion = 17;  // 17: kWaking; 16: kTracerDirect; 15: tracer_awake; 14: tracer_reaps; 13: kAgentRetry; 12: thread turns over every futex wait; 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
 inline constexpr uint32_t kWaiterSlots = 4096;
 inline constexpr uint32_t kProcessSlots = 512;
 inline constexpr uint32_t kThreadStatSlots = 4096;
 inline constexpr int64_t kNoDeadline = std::numeric_limits<int64_t>::max();
 inline constexpr uint32_t kNoProcess = 0xffffffffu;
 
-enum SlotState : uint32_t { kFree = 0, kClaimed = 1, kWaiting = 2, kWoken = 3 };
+// Waking is the controller's alone: it marks a Waiting slot Waking, checks that the slot still
+// holds the wait it found due (its seq, a deadline reached), and only then makes it Woken (or
+// Claimed: a direct sleep it woke itself), else Waiting again; both with a compare-exchange from
+// Waking. An advance that
+// does not wait for the tree to be idle (the timeout policy, a running clock) races the owners:
+// one may end the due wait by itself and arm its next on the same slot between the advance's look
+// at the table and its wake-up. Marking that next wait Woken, even for an instant, would end it
+// before its deadline; an owner that finds its slot Waking waits the few instructions until the
+// controller is done (settle_waking) before it changes the slot by a compare-exchange, and a
+// plain store of the owner over Waking (a wait ended or re-armed) makes the controller's step fail.
+enum SlotState : uint32_t { kFree = 0, kClaimed = 1, kWaiting = 2, kWoken = 3, kWaking = 4 };
 
 // Who makes the owner run when the deadline comes.
 enum WakeKind : uint32_t {
@@ -101,9 +111,8 @@ inline constexpr uint32_t kAgentRetry = 8;
 // slot's own `word` (tracer/timed_call.h, "direct sleeps"): at the deadline the controller wakes
 // that word itself, and only if the thread was queued there (FUTEX_WAKE woke one task) does it end
 // the wait (Woken -> Claimed) without the tracer. Otherwise it clears the flag and the tracer
-// interrupts the call as for any other of its waits. While a direct slot is Woken with the flag
-// set, the controller is acting on it: the tracer neither ends that wait nor arms a new one on
-// the slot until the controller is done (a few instructions). The tracer ends such a wait itself when a
+// interrupts the call as for any other of its waits (the flag is cleared before the slot turns
+// Woken: a Woken slot with the flag set is never seen). The tracer ends such a wait itself when a
 // signal stops the thread in it (it follows the thread to its next call), so the controller
 // never reads /proc for it.
 inline constexpr uint32_t kTracerDirect = 16;
