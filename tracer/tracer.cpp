@@ -25,10 +25,12 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace vtime::tracer {
@@ -56,7 +58,9 @@ std::string comm_of(pid_t pid) {
 }  // namespace
 
 Tracer::Tracer(Session& session, std::string segment_path)
-    : session_(session), seg_(session.segment()), segment_path_(std::move(segment_path)), timers_(seg_) {}
+    : session_(session), seg_(session.segment()), segment_path_(std::move(segment_path)), timers_(seg_) {
+  std::fill(std::begin(listener_fds_), std::end(listener_fds_), -1);
+}
 
 Tracer::Thread& Tracer::thread(pid_t tid) {
   auto it = threads_.find(tid);
@@ -71,7 +75,9 @@ void Tracer::resume(pid_t tid, int sig) {
   // A thread the serial gate holds stays followed call by call until it is given back its result.
   // So does a thread a signal stopped in a direct sleep, until its next call.
   auto it = threads_.find(tid);
-  int request = it != threads_.end() && (it->second.held || it->second.signal_follow) ? PTRACE_SYSCALL : PTRACE_CONT;
+  int request = it != threads_.end() && (it->second.held || it->second.signal_follow || it->second.notify_follow)
+                    ? PTRACE_SYSCALL
+                    : PTRACE_CONT;
   ptrace(static_cast<__ptrace_request>(request), tid, nullptr, reinterpret_cast<void*>(static_cast<long>(sig)));
 }
 
@@ -310,7 +316,11 @@ void Tracer::on_stop(pid_t tid, int status) {
         return;
       }
       VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: signal %d", static_cast<int>(tid), sig);
-      if (note_signal_in_sleep(tid)) thread(tid).signal_follow = true;
+      if (note_signal_in_sleep(tid)) {
+        thread(tid).signal_follow = true;
+      } else if (note_signal_in_notify_sleep(tid)) {
+        thread(tid).notify_follow = true;
+      }
       resume(tid, sig);  // a signal for the program: delivered as it is
       return;
     default:
@@ -566,6 +576,11 @@ void Tracer::on_syscall_stop(pid_t tid) {
     on_held_stop(tid, t, info.op == PTRACE_SYSCALL_INFO_EXIT);
     return;
   }
+  if (t.notify_follow) {
+    follow_notify_sleep(t, info);  // the first call after a signal stopped it in a notified sleep
+    resume(tid);
+    return;
+  }
   if (t.untimed_follow) {
     user_regs_struct r{};
     if (info.op != PTRACE_SYSCALL_INFO_EXIT || !get_regs(tid, r) || interrupted_result(static_cast<long>(r.rax))) {
@@ -702,10 +717,10 @@ bool Tracer::interrupt_due() {
   for (uint32_t i = 0, n = detail::waiter_limit(seg_); i < n; ++i) {
     auto& s = seg_.waiters[i];
     // A direct sleep is the controller's to wake, unless it cleared the flag (abi::kTracerDirect;
-    // it does so before the slot turns Woken).
+    // it does so before the slot turns Woken); a notified sleep is the controller's.
     if (s.state.load(std::memory_order_seq_cst) != abi::kWoken ||
         s.wake_kind.load(std::memory_order_relaxed) != abi::kWakeTracer ||
-        (s.tracer_flags.load(std::memory_order_seq_cst) & abi::kTracerDirect) != 0) {
+        (s.tracer_flags.load(std::memory_order_seq_cst) & (abi::kTracerDirect | abi::kTracerNotify)) != 0) {
       continue;
     }
     if (timers_.fire(i)) {
@@ -764,6 +779,8 @@ void Tracer::on_exec(pid_t tid) {
   if (held_gone) publish_held();
   t.pid = tid;
   end_wait(t);
+  end_notify_sleeps_of(tid);  // the controller's, of the threads the exec ended
+  t.notify_follow = false;
   t.rank = 0;  // the main thread of the new image
   Process& p = processes_[tid] = Process{};
   p.executed = true;
@@ -781,6 +798,8 @@ void Tracer::on_exec(pid_t tid) {
     p.clock_code = img.code_page;
     p.header_page = img.header_page;
     p.forever = img.forever;
+    // Go sleeps with nanosleep (its runtime's own: housekeeping), never clock_nanosleep.
+    if (!p.go) add_notify_filter(tid, img.syscall_insn, &held);
     if (p.go) {
       // Go's random seeds (determinism.h). Not under --cpu-model real, whose running clock the
       // injected code reads from the counter at every read: a trap each would cost too much, and

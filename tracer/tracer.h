@@ -18,6 +18,7 @@
 
 #include <vtime/session.h>
 
+#include <sys/ptrace.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -64,6 +65,13 @@ class Tracer {
     // A signal stopped it inside a direct sleep (timed_call.h): it is followed to its next call,
     // which says whether the sleep restarted (restart_syscall) or ended with EINTR.
     bool signal_follow = false;
+    // A signal stopped it in a notified sleep (notify_sleeps.cpp): followed to its next call, the
+    // same one again (the kernel restarts it: at this address, this stack, these arguments) or
+    // another (the sleep ended: its slot, of wait `notify_seq`, is ended).
+    bool notify_follow = false;
+    uint32_t notify_slot = 0;
+    uint64_t notify_seq = 0;
+    uint64_t notify_call[6] = {};  // instruction and stack pointers, the four arguments
   };
   struct Process {
     bool maps_read = false;
@@ -103,6 +111,20 @@ class Tracer {
   // Waiting/Woken, or is another wait's): the thread is then no longer in it. Called before
   // registers are matched against the sleep (in_call), whose restarted form names no call.
   void forget_ended_direct_sleep(Thread& t);
+  // Notified sleeps (abi::kTracerNotify, notify_sleeps.cpp). At an image's exec stop: adds the
+  // notify filter and publishes its listener for the controller (nothing for a Go image, under
+  // the serial gate, or without the session's notify_sleeps).
+  void add_notify_filter(pid_t pid, uint64_t syscall_insn, int* held);
+  // Closes the tracer's copies of listeners the controller adopted or closed.
+  void reap_listeners();
+  // A signal stopped `tid`: if it ended a notified sleep in the kernel, the call returns EINTR to
+  // a handler or restarts without one (as nanosleep does), `rem` gets the time left, and true:
+  // the thread is followed to its next call.
+  bool note_signal_in_notify_sleep(pid_t tid);
+  // That next call (entry `info`): the sleep again, or the sleep's end.
+  void follow_notify_sleep(Thread& t, const __ptrace_syscall_info& info);
+  // Ends the notified sleeps of the threads of process `pid` (its exec ended them).
+  void end_notify_sleeps_of(pid_t pid);
   // A SIGSEGV: if the thread read the time-stamp counter (trapped, determinism.h), answers it.
   bool on_tsc_fault(pid_t tid);
   void on_syscall_stop(pid_t tid);
@@ -152,6 +174,8 @@ class Tracer {
   // New threads whose first stop waits for their clone event (Thread::first_stop_waits), with
   // the real time at which they are let go without it.
   std::vector<std::pair<pid_t, int64_t>> waiting_first_stops_;
+  // The tracer's copy of each published listener (abi::Header::notify_listeners), -1 none.
+  int listener_fds_[abi::kNotifyListeners];
 };
 
 }  // namespace vtime::tracer

@@ -6,6 +6,7 @@
 
 #include "futex.h"
 #include "slots.h"
+#include "notify_sleeps.h"
 #include "proc_reader.h"
 #include "proc_stat.h"
 #include "tsc_clock.h"
@@ -351,6 +352,8 @@ struct Controller::Impl {
   // drop_ended_tracer_waits: the count's generation and the marks when a pass found nothing that
   // could change before the tree runs again (see there); none yet.
   std::optional<std::pair<uint64_t, Marks>> tracer_waits_checked;
+  // Sleeps of traced images that the controller answers itself (abi::kTracerNotify).
+  detail::NotifiedSleeps notify{seg};
 
   // The CPU-time model (vtime/cpu_model.h): the controller lets the clock run while the tree
   // computes (real; calls past the busy limit) and says so when time stands still too long.
@@ -387,6 +390,9 @@ struct Controller::Impl {
   }
 
   void give_up_kernel_count(const char* why, LogLevel level = LogLevel::kWarn) {
+    // Images patched from now on keep their sleeps with the tracer: a notification does not wake
+    // the /proc rule's waits (it is still taken at every look).
+    seg.header.notify_sleeps.store(2, std::memory_order_release);
     // Events the kernel dropped because they came while the same program ran on their cpu (an
     // interrupt inside it) leave the count wrong: say whether there were any (docs/shim.md).
     VTIME_LOGF("controller", level, "%s (the kernel skipped %llu of the count's program runs): idle decisions read /proc from now on",
@@ -456,6 +462,9 @@ struct Controller::Impl {
     auto& h = seg.header;
     *busy_active = false;
     *unconsumed = 0;
+    // Sleeps notified since the last look get their slots before the look begins (a readable
+    // listener also keeps waking wait_quiet until it is served).
+    notify.take(watch);
     const Marks m1 = Marks::read(h);
     if (!m1.settled()) return false;  // the tracer is taking an exit: a parent may be about to wake
     TreeWatch::Counts c1 = watch->counts();
@@ -479,6 +488,7 @@ struct Controller::Impl {
       }
       if (root_exiting()) return false;
       reclaim_dead();
+      notify.threads_exited();
       reclaimed_exits = c1.exits;
     }
     for (auto& p : seg.processes) {
@@ -899,7 +909,7 @@ struct Controller::Impl {
       auto& w = seg.waiters[i];
       if (w.state.load(std::memory_order_acquire) != abi::kWaiting ||
           w.wake_kind.load(std::memory_order_relaxed) != abi::kWakeTracer ||
-          (w.tracer_flags.load(std::memory_order_relaxed) & (abi::kTracerExitTracked | abi::kTracerDirect)) != 0 ||
+          (w.tracer_flags.load(std::memory_order_relaxed) & (abi::kTracerExitTracked | abi::kTracerDirect | abi::kTracerNotify)) != 0 ||
           w.is_timer.load() != 0) {
         continue;
       }
@@ -1167,6 +1177,7 @@ IdleResult Controller::look_until_idle(const std::function<bool()>& interrupted)
       m.end_busy();
       return IdleResult::kInterrupted;
     }
+    m.notify.take(nullptr);  // the kernel count was given up with notified sleeps about
     const Marks m1 = Marks::read(h);
     // A scan that follows a quiet one may end the decision: it must re-read the proven sleepers
     // (the candidate scan before it relied on proofs made earlier).
@@ -1572,6 +1583,19 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
         // taken), under the serial gate (which holds threads at the exit of their waits), or when
         // no task was queued (a wake that did not wait for the tree to be idle), the tracer
         // interrupts it like its other waits.
+        if ((flags & abi::kTracerNotify) != 0) {
+          // The controller's own (notify_sleeps.h): answered here. A notification a signal took
+          // away leaves the slot Woken: the call the kernel restarts is answered when it comes,
+          // or the tracer ends the sleep if a handler ran.
+          const auto answered = m.notify.answer(due[k].index);
+          if (answered == detail::NotifiedSleeps::Answer::kGone) {
+            finish_waking(w, abi::kWoken);
+          } else if (finish_waking(w, abi::kClaimed)) {
+            detail::free_slot(w);  // answered, or a slot no sleep of ours holds any more
+          }
+          if (answered != detail::NotifiedSleeps::Answer::kUnknown) woken += counted;
+          continue;
+        }
         if ((flags & abi::kTracerDirect) != 0) {
           if (m.watch != nullptr && !serial && detail::futex_wake_bitset(&w.word, abi::direct_bit(due[k].seq)) == 1) {
             // Counted even if the tracer re-armed the slot meanwhile: the thread did wake.
@@ -1633,6 +1657,7 @@ ControllerStats Controller::stats() const {
   ControllerStats s = impl_->stats;
   s.kernel_count = impl_->watch != nullptr;
   s.handovers = impl_->seg.header.serial_handovers.load(std::memory_order_relaxed);
+  s.notified = impl_->notify.answered();
   return s;
 }
 

@@ -3,6 +3,7 @@
 #include <vtime/tree_watch.h>
 
 #include "futex.h"
+#include "notify_sleeps.h"
 #include "trace_request.h"
 
 #include <fcntl.h>
@@ -129,6 +130,15 @@ SpawnResult spawn_in_session(const Session& session, const std::string& shim_pat
     res.exit_code = 125;
     res.error = std::string("pipe: ") + strerror(errno);
     return res;
+  }
+  // Notified sleeps (abi::kTracerNotify): decided once per session, before its first tree starts,
+  // where the kernel count decides idleness and the serial gate is off (it holds waits at their
+  // exit, which the tracer's own sleeps pass through). VTIME_NOTIFY=0 turns them off.
+  if (auto& h = seg.header; h.notify_sleeps.load(std::memory_order_acquire) == 0) {
+    const char* env = getenv("VTIME_NOTIFY");
+    const bool on = watch != nullptr && h.serial.load(std::memory_order_acquire) == 0 &&
+                    !(env != nullptr && strcmp(env, "0") == 0) && detail::notify_sleeps_supported();
+    h.notify_sleeps.store(on ? 1 : 2, std::memory_order_release);
   }
   pid_t parent = getpid();
   if (watch) watch->adopt_next_fork();

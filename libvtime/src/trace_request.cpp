@@ -323,6 +323,25 @@ constexpr sock_filter kFutexWaits[kFutexWaitLen] = {
     /* 9 kFutexWaitTrace */ stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
 };
 
+// The notify filter (notify_filter()): clock_nanosleep on the clocks a sleep may use that vtime
+// virtualises goes to the controller (SECCOMP_RET_USER_NOTIF); everything else is left to the
+// filters below it. The alarm clocks (which need CAP_WAKE_ALARM) and CPU-time clocks stay the
+// tracer's (the trace filter stops every clock_nanosleep).
+enum : uint8_t { kNotifyAllow = 9, kNotifyUser = 10, kNotifyLen = 11 };
+constexpr sock_filter kNotify[kNotifyLen] = {
+    /* 0 */ stmt(kLd, kArchOff),
+    /* 1 */ jump(1, BPF_JEQ, AUDIT_ARCH_X86_64, 2, kNotifyAllow),
+    /* 2 */ stmt(kLd, kNrOff),
+    /* 3 */ jump(3, BPF_JEQ, SYS_clock_nanosleep, 4, kNotifyAllow),  // an x32 number never equals it
+    /* 4 */ stmt(kLd, arg_lo(0)),
+    /* 5 */ jump(5, BPF_JEQ, CLOCK_REALTIME, kNotifyUser, 6),
+    /* 6 */ jump(6, BPF_JEQ, CLOCK_MONOTONIC, kNotifyUser, 7),
+    /* 7 */ jump(7, BPF_JEQ, CLOCK_BOOTTIME, kNotifyUser, 8),
+    /* 8 */ jump(8, BPF_JEQ, CLOCK_TAI, kNotifyUser, kNotifyAllow),
+    /* 9 kNotifyAllow */ stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    /* 10 kNotifyUser */ stmt(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+};
+
 long install_filter(const sock_filter* filter, uint16_t len) {
   sock_fprog prog{len, const_cast<sock_filter*>(filter)};
   return raw_syscall6(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, reinterpret_cast<long>(&prog), 0, 0, 0);
@@ -347,6 +366,11 @@ int install_trace_filter(uint32_t serial) {
   if (r == 0 && serial != 0) r = install_filter(kUntimedEpoll, kUntimedLen);
   if (r == 0 && serial == abi::kSerialThreads) r = install_filter(kFutexWaits, kFutexWaitLen);
   return r == 0 ? 0 : static_cast<int>(-r);
+}
+
+const sock_filter* notify_filter(uint16_t* len) {
+  *len = kNotifyLen;
+  return kNotify;
 }
 
 bool install_clock_guard() {

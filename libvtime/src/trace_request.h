@@ -10,6 +10,8 @@
 
 #include <vtime/abi.h>
 
+#include <linux/filter.h>
+
 #include <string>
 
 namespace vtime::detail {
@@ -48,5 +50,17 @@ int install_trace_filter(uint32_t serial);
 // Inherited by every child. Does nothing for other processes (the kernel refuses them anyway).
 // True when installed.
 bool install_clock_guard();
+
+// The notify filter (abi::kTracerNotify, docs/tracer.md "Notified sleeps"): clock_nanosleep on
+// CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_TAI goes to the controller
+// (SECCOMP_RET_USER_NOTIF), every other call is left to the filters below. The tracer installs it
+// (with a listener) in a traced image at its exec stop. Its `*len` instructions.
+const sock_filter* notify_filter(uint16_t* len);
+
+// The notify filter's listener asks the kernel to run the thread it answers on the answering cpu
+// (Linux 6.6): without it, every answer to a sleeping thread on another vCPU costs a cross-cpu
+// wake-up, which made a notified sleep dearer than the tracer's own on this kind of machine.
+inline constexpr unsigned long kNotifSetFlags = 0x40082104ul;  // SECCOMP_IOCTL_NOTIF_SET_FLAGS
+inline constexpr unsigned long kNotifSyncWakeUp = 1;            // SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
 
 }  // namespace vtime::detail

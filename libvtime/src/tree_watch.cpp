@@ -178,6 +178,13 @@ bool TreeWatch::wait_quiet(long timeout_us) {
   return n > 0;
 }
 
+void TreeWatch::wake_on(int fd, bool on) {
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = fd;
+  epoll_ctl(impl_->ring_epoll, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, fd, &ev);
+}
+
 bool TreeWatch::watches(pid_t pid) const {
   int fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   if (fd < 0) return false;
@@ -211,6 +218,7 @@ void TreeWatch::adopt_next_fork() {}
 pid_t TreeWatch::root() const { return 0; }
 TreeWatch::Counts TreeWatch::counts() const { return {}; }
 bool TreeWatch::wait_quiet(long) { return false; }
+void TreeWatch::wake_on(int, bool) {}
 bool TreeWatch::watches(pid_t) const { return false; }
 uint64_t TreeWatch::misses() const { return 0; }
 

@@ -27,6 +27,8 @@ and static_timers (statically linked C programs).
   static_proc           static_c, static_signal and static_restart with idle decisions read from
                         /proc (VTIME_IDLE=proc): the tracer, not the controller, then ends the
                         sleeps it rewrote into waits on their slot's word (docs/tracer.md);
+  static_direct         the same with the kernel count but no notified sleeps (VTIME_NOTIFY=0):
+                        the tracer's direct sleeps, which the controller wakes on their word;
   exec_thread           a thread of a static C program executes the program again (which waits
                         for ever on a pipe) while the main thread sleeps 100 s: the tree is
                         blocked for ever at virtual 1 s (exit 121), the dead sleep's deadline
@@ -96,7 +98,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 UNPRIVILEGED = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 CASES = ["go_static", "go_cgo", "go_unprivileged", "go_via_shell", "go_spawns", "go_spin", "static_c", "static_signal", "static_restart",
-         "static_proc", "exec_thread", "static_timers", "go_raw_timers",
+         "static_proc", "static_direct", "exec_thread", "static_timers", "go_raw_timers",
          "real_timeout", "etcd", "kill_vtime", "settime_static", "settime_dynamic", "settime_go", "go_spin_real",
          "serial_gate", "serial_gate_go", "serial_gate_dynamic", "serial_threads", "serial_topup", "serial_futex",
          "go_random"]
@@ -241,20 +243,30 @@ def main():
         settime_case(args, [b("static_settime")], settime_c(True, True), settime_c(False, True))
     elif c == "settime_dynamic":
         settime_case(args, [b("dynamic_settime")], settime_c(True, False), settime_c(False, False))
-    elif c in ("static_signal", "static_restart", "static_c", "static_proc"):
+    elif c in ("static_signal", "static_restart", "static_c", "static_proc", "static_direct"):
         if c == "static_proc":
             os.environ["VTIME_IDLE"] = "proc"
-        if c in ("static_signal", "static_proc"):
+        if c == "static_direct":
+            os.environ["VTIME_NOTIFY"] = "0"
+        whole = c in ("static_proc", "static_direct")
+        if c == "static_signal" or whole:
             twice(args, [b("static_clock"), "signal"], "nanosleep -1 (Interrupted system call) after 1.000000000 s, 9.000000000 s left\n")
-        if c in ("static_restart", "static_proc"):
+        if c == "static_restart" or whole:
             # Advances at 1, 2, 3, 4 and 6 s: none at the interrupted sleep's 5 s.
             twice(args, [b("static_clock"), "restart"],
                   "nanosleep 0 at 3.000000000 s; clock_nanosleep Interrupted system call at 4.000000000 s; "
                   "child gone at 6.000000000 s\n", extra=["--stats"], stderr_has=" 5 advances,")
-        if c in ("static_c", "static_proc"):
-            # 2024-01-01T00:00:00Z is 1704067200; 3 s later.
+        if c == "static_c" or whole:
+            # 2024-01-01T00:00:00Z is 1704067200; 3 s later. Its clock_nanosleep is answered by
+            # the controller (notified sleeps) where the kernel allows it: Linux 6.6 and the
+            # kernel count (root); never with VTIME_IDLE=proc or VTIME_NOTIFY=0.
+            release = tuple(int(x) for x in os.uname().release.split("-")[0].split(".")[:2])
+            notified = c == "static_c" and os.geteuid() == 0 and release >= (6, 6)
             twice(args, [b("static_clock")],
-                  "select 0, elapsed 3.000000000 s, wall 1704067203.000000000, time() 1704067203\n")
+                  "select 0, elapsed 3.000000000 s, wall 1704067203.000000000, time() 1704067203\n",
+                  extra=["--stats"], stderr_has=" notified sleeps" if notified else None)
+            if whole and " notified sleeps" in run(args, [b("static_clock")], extra=["--stats"]).stderr:
+                fail("%s: a sleep was answered by the controller" % c)
     elif c == "exec_thread":
         for idle in ("auto", "proc"):
             os.environ["VTIME_IDLE"] = idle

@@ -22,7 +22,7 @@
 namespace vtime::abi {
 
 inline constexpr uint64_t kMagic = 0x31454d4954565f56ULL;  // "V_VTIME1", little-endian
-inline constexpr uint32_t kVersion = 17;  // 17: kWaking; 16: kTracerDirect; 15: tracer_awake; 14: tracer_reaps; 13: kAgentRetry; 12: thread turns over every futex wait; 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
+inline constexpr uint32_t kVersion = 18;  // 18: notified sleeps; 17: kWaking; 16: kTracerDirect; 15: tracer_awake; 14: tracer_reaps; 13: kAgentRetry; 12: thread turns over every futex wait; 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
 inline constexpr uint32_t kWaiterSlots = 4096;
 inline constexpr uint32_t kProcessSlots = 512;
 inline constexpr uint32_t kThreadStatSlots = 4096;
@@ -116,6 +116,17 @@ inline constexpr uint32_t kAgentRetry = 8;
 // signal stops the thread in it (it follows the thread to its next call), so the controller
 // never reads /proc for it.
 inline constexpr uint32_t kTracerDirect = 16;
+// A kWakeTracer sleep the controller answers itself (docs/tracer.md, "Notified sleeps"): a
+// clock_nanosleep on a virtual clock, made by a traced image whose tracer added a filter that
+// hands that call to the controller (SECCOMP_RET_USER_NOTIF). The thread waits in the kernel for
+// the answer; the controller claims the slot when the notification comes, answers at the deadline
+// (the call returns 0) and frees the slot. A signal that ends the wait in the kernel
+// (-ERESTARTSYS) stops the thread for the tracer, which makes the call return EINTR if a handler
+// runs, writes the time left, and follows the thread to its next call: the same call again (no
+// handler ran: the kernel restarts it, the controller keeps the deadline) or another one (the
+// tracer ends the slot).
+inline constexpr uint32_t kTracerNotify = 32;
+
 // The futex bitset a direct sleep of wait `seq` waits with (FUTEX_WAIT_BITSET), and the
 // controller wakes: a wake-up meant for one wait never ends the next wait on the same slot.
 inline constexpr uint32_t direct_bit(uint64_t seq) { return 1u << (seq % 32); }
@@ -129,6 +140,22 @@ struct alignas(64) TraceRequest {
   std::atomic<uint32_t> reserved;
 };
 inline constexpr uint32_t kTraceRequests = 16;
+// The listener of a notify filter (kTracerNotify): the tracer installs the filter in a traced
+// image at its exec stop, takes the listener's descriptor and publishes it here (kListenerHeld:
+// `tracer_fd` is its number in the tracer) before the image runs an instruction, so the
+// controller adopts it (pidfd_getfd) before any idle decision could miss a notification of it.
+// The controller marks it closed once no process uses the filter any more; the tracer then frees
+// the entry.
+struct alignas(16) NotifyListener {
+  std::atomic<uint32_t> state;
+  std::atomic<int32_t> tracer_fd;
+  std::atomic<int32_t> pid;  // the process that installed it
+  std::atomic<uint32_t> reserved;
+};
+enum ListenerState : uint32_t {
+  kListenerFree = 0, kListenerReserved = 1, kListenerHeld = 2, kListenerAdopted = 3, kListenerClosed = 4
+};
+inline constexpr uint32_t kNotifyListeners = 32;
 // Processes that may have threads held by the serial gate at once (Header::serial_held).
 inline constexpr uint32_t kSerialHeld = 64;
 // Header::serial: one process at a time, or one thread at a time (vtime_serialize_threads: a
@@ -303,6 +330,13 @@ struct alignas(64) Header {
   std::atomic<int32_t> serial_held[kSerialHeld];
   std::atomic<int32_t> serial_held_tid[kSerialHeld];
   std::atomic<int32_t> serial_thread;
+  // 1: the tracer adds the notify filter to the traced images it patches (kTracerNotify). Decided
+  // by the first spawn_in_session (0 before, 2 off): on where the kernel count decides idleness,
+  // the serial gate is off, and the kernel runs the answered thread on the answering cpu
+  // (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, Linux 6.6). Turned off when the controller gives the
+  // kernel count up (images patched later keep their sleeps with the tracer).
+  std::atomic<uint32_t> notify_sleeps;
+  NotifyListener notify_listeners[kNotifyListeners];
 };
 
 struct Segment {

@@ -57,6 +57,8 @@ class TreeWatch {
   // Blocks until `active` has dropped to zero since the last call (the program says so), or
   // `timeout_us` of real time passed. Returns true when woken by the program.
   bool wait_quiet(long timeout_us);
+  // wait_quiet also returns when descriptor `fd` is readable (on), or no longer does (off).
+  void wake_on(int fd, bool on);
   // True when process `pid` (its leader thread) belongs to the tree.
   bool watches(pid_t pid) const;
   // How many times the kernel skipped one of the program's runs so far: it runs each program at

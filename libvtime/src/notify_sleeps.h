@@ -1,0 +1,93 @@
+// Notified sleeps: the controller's part (abi::kTracerNotify, docs/tracer.md "Notified sleeps").
+//
+// A traced image's clock_nanosleep on a virtual clock reaches the controller as a seccomp user
+// notification; the thread waits in the kernel until it is answered. The controller takes the
+// notifications before every idle decision (take), gives each sleep a waiter slot with its
+// virtual deadline, and answers at the deadline (answer): the call returns 0. The kernel runs
+// the answered thread on the answering cpu (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP), and the
+// notification wakes a waiting controller on the sleeper's cpu: a sleep is two same-cpu
+// hand-offs, with no ptrace stop, where the tracer's own sleeps cost two stops and a
+// cross-process hand-off more.
+//
+// Example (the controller's idle decision and advance):
+//     NotifiedSleeps notify(seg);
+//     notify.take(watch);                  // before deciding that the tree is idle
+//     ...
+//     if (slot is kTracerNotify) sent = notify.answer(index);
+#pragma once
+
+#include <vtime/abi.h>
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace vtime {
+class TreeWatch;
+}
+
+namespace vtime::detail {
+
+// Whether this kernel takes the notify filter with a listener and the synchronous wake-up
+// (Linux 6.6): tried in a short-lived child (about a millisecond).
+bool notify_sleeps_supported();
+
+class NotifiedSleeps {
+ public:
+  explicit NotifiedSleeps(abi::Segment& seg) : seg_(seg) {}
+  ~NotifiedSleeps();
+  NotifiedSleeps(const NotifiedSleeps&) = delete;
+  NotifiedSleeps& operator=(const NotifiedSleeps&) = delete;
+
+  // Adopts the listeners the tracer published and takes every pending notification: a new
+  // sleep gets a Waiting slot, a sleep the kernel restarted (after a signal no handler took)
+  // keeps its slot and deadline, a sleep already due is answered at once. `watch` (may be null)
+  // is woken by the listeners from then on. True when the waiter table changed.
+  bool take(TreeWatch* watch);
+  // Answers the notified sleep of slot `index` (its call returns 0) and forgets it: kAnswered.
+  // kGone when its notification is gone (a signal ended the wait in the kernel): the slot stays
+  // (Woken), and the restarted call is answered when it comes. kUnknown: not a sleep of ours.
+  enum class Answer { kAnswered, kGone, kUnknown };
+  Answer answer(uint32_t index);
+  bool active() const { return !listeners_.empty(); }
+  uint64_t answered() const { return answered_; }
+  // Threads of the tree exited: their ids may come back in other processes.
+  void threads_exited();
+
+ private:
+  struct Listener {
+    int fd = -1;
+    uint32_t entry = 0;          // its abi::Header::notify_listeners index
+    TreeWatch* watch = nullptr;  // woken by it
+  };
+  struct Sleep {
+    int fd = -1;      // the listener it came through
+    uint64_t id = 0;  // its notification
+    uint64_t seq = 0;
+    pid_t tid = 0;
+    bool pending = false;  // a notification waits for the answer
+  };
+
+  void adopt(TreeWatch* watch);
+  void retire(size_t i);
+  bool take_one(int fd);
+  // Drops the sleeps whose slot moved on (the tracer ended it, its thread died); frees the slots
+  // the tracer ended.
+  void forget_ended();
+  static bool send(int fd, uint64_t id, int64_t val, int32_t error, uint32_t flags);
+  pid_t process_of(pid_t tid);
+
+  abi::Segment& seg_;
+  std::vector<Listener> listeners_;
+  int epoll_ = -1;        // the listeners, for a look without blocking
+  int tracer_pidfd_ = -1;
+  std::unordered_map<uint32_t, Sleep> sleeps_;  // by waiter slot
+  std::unordered_map<pid_t, uint32_t> slot_of_tid_;
+  std::unordered_map<pid_t, pid_t> process_of_;  // tid -> its process
+  std::vector<char> request_;  // a struct seccomp_notif as this kernel sizes it
+  uint64_t answered_ = 0;
+};
+
+}  // namespace vtime::detail

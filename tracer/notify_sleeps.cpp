@@ -1,0 +1,193 @@
+// Notified sleeps: the tracer's part (abi::kTracerNotify, docs/tracer.md "Notified sleeps").
+//
+// A traced image's clock_nanosleep on a virtual clock goes to the controller through a seccomp
+// listener (SECCOMP_RET_USER_NOTIF): the thread waits in the kernel until the controller answers
+// at the deadline, with no ptrace stop and no tracer at all. The tracer installs that filter at
+// the image's exec stop and hands its listener over, and it is there when a signal ends such a
+// wait in the kernel: the notification is then gone and the call returns -ERESTARTSYS, which the
+// tracer turns into what nanosleep gives.
+#include "tracer.h"
+
+#include "inferior.h"
+
+#include "../libvtime/src/context.h"
+#include "../libvtime/src/slots.h"
+#include "../libvtime/src/trace_request.h"
+
+#include <vtime/log.h>
+
+#include <linux/seccomp.h>
+#include <sys/ioctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iterator>
+#include <cstring>
+
+namespace vtime::tracer {
+namespace {
+
+constexpr long kErestartsys = 512, kErestartnohand = 514;
+
+// A notified sleep of thread `tid` still pending (its slot Waiting, Woken or Waking): the slot's
+// index, or -1.
+int notify_slot_of(const abi::Segment& seg, pid_t tid) {
+  for (uint32_t i = 0, n = detail::waiter_limit(seg); i < n; ++i) {
+    const auto& s = seg.waiters[i];
+    const uint32_t st = s.state.load(std::memory_order_acquire);
+    if ((st == abi::kWaiting || st == abi::kWoken || st == abi::kWaking) && s.tid.load(std::memory_order_relaxed) == tid &&
+        s.wake_kind.load(std::memory_order_relaxed) == abi::kWakeTracer &&
+        (s.tracer_flags.load(std::memory_order_relaxed) & abi::kTracerNotify) != 0) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+// Ends the notified sleep of wait `seq` on slot `s` (Claimed: the controller frees it), once the
+// controller is not at it.
+void end_slot(abi::Segment& seg, abi::WaiterSlot& s, uint64_t seq) {
+  detail::settle_waking(s);
+  if (s.seq.load(std::memory_order_acquire) != seq) return;
+  for (uint32_t st : {abi::kWaiting, abi::kWoken}) {
+    uint32_t expected = st;
+    if (s.state.compare_exchange_strong(expected, abi::kClaimed, std::memory_order_acq_rel)) {
+      detail::notify_activity(seg);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+void Tracer::reap_listeners() {
+  for (uint32_t i = 0; i < abi::kNotifyListeners; ++i) {
+    auto& l = seg_.header.notify_listeners[i];
+    const uint32_t st = l.state.load(std::memory_order_acquire);
+    if (listener_fds_[i] >= 0 && (st == abi::kListenerAdopted || st == abi::kListenerClosed)) {
+      close(listener_fds_[i]);
+      listener_fds_[i] = -1;
+    }
+    if (st == abi::kListenerClosed) l.state.store(abi::kListenerFree, std::memory_order_release);
+  }
+}
+
+void Tracer::add_notify_filter(pid_t pid, uint64_t syscall_insn, int* held) {
+  const auto& h = seg_.header;
+  if (h.notify_sleeps.load(std::memory_order_acquire) != 1 || h.serial.load(std::memory_order_acquire) != 0) return;
+  reap_listeners();
+  // An entry first: a filter whose listener nobody serves would make every sleep fail.
+  int entry = -1;
+  for (uint32_t i = 0; i < abi::kNotifyListeners && entry < 0; ++i) {
+    uint32_t free_state = abi::kListenerFree;
+    if (seg_.header.notify_listeners[i].state.compare_exchange_strong(free_state, abi::kListenerReserved,
+                                                                      std::memory_order_acq_rel)) {
+      entry = static_cast<int>(i);
+    }
+  }
+  if (entry < 0) return;  // all in use: this image's sleeps stay the tracer's
+  auto& l = seg_.header.notify_listeners[entry];
+  auto give_back = [&] { l.state.store(abi::kListenerFree, std::memory_order_release); };
+  // The program, then its sock_fprog, below the part of the stack the vDSO patch used (the
+  // program has not run yet).
+  user_regs_struct regs{};
+  if (!get_regs(pid, regs)) return give_back();
+  uint16_t len = 0;
+  const sock_filter* filter = detail::notify_filter(&len);
+  const uint64_t prog_at = (regs.rsp - 8192) & ~uint64_t{15};
+  const uint64_t filter_at = prog_at + 16;
+  struct {
+    uint16_t len;
+    uint16_t pad[3];
+    uint64_t filter;
+  } prog{len, {0, 0, 0}, filter_at};
+  static_assert(sizeof prog == sizeof(sock_fprog));
+  if (!write_mem(pid, filter_at, filter, len * sizeof(sock_filter)) || !write_mem(pid, prog_at, &prog, sizeof prog)) {
+    return give_back();
+  }
+  // EBUSY: a filter below it has a listener already (an earlier image of this process or its
+  // ancestors got ours: its sleeps reach the controller through that one).
+  auto fd = remote_syscall(pid, syscall_insn, held, SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                           SECCOMP_FILTER_FLAG_NEW_LISTENER, static_cast<long>(prog_at));
+  if (!fd || *fd < 0) return give_back();
+  int mine = -1;
+  if (int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0)); pidfd >= 0) {
+    mine = static_cast<int>(syscall(SYS_pidfd_getfd, pidfd, static_cast<int>(*fd), 0));
+    close(pidfd);
+  }
+  remote_syscall(pid, syscall_insn, held, SYS_close, *fd);
+  if (mine < 0) {
+    // The filter stays, with no listener left: the kernel fails its calls with ENOSYS.
+    fprintf(stderr, "vtime: pid %d: cannot take its sleep listener (%s); its clock_nanosleep calls will fail\n",
+            static_cast<int>(pid), strerror(errno));
+    return give_back();
+  }
+  ioctl(mine, detail::kNotifSetFlags, detail::kNotifSyncWakeUp);
+  listener_fds_[entry] = mine;
+  l.tracer_fd.store(mine, std::memory_order_relaxed);
+  l.pid.store(pid, std::memory_order_relaxed);
+  l.state.store(abi::kListenerHeld, std::memory_order_release);
+  VTIME_LOGF("tracer", LogLevel::kDebug, "pid %d: sleeps go to the controller (listener %d)", static_cast<int>(pid), entry);
+}
+
+bool Tracer::note_signal_in_notify_sleep(pid_t tid) {
+  Thread& t = thread(tid);
+  if (t.notify_follow) return true;  // another signal before its next call: still followed
+  user_regs_struct r{};
+  // Only a notified sleep leaves clock_nanosleep with -ERESTARTSYS (the kernel's own sleep says
+  // -ERESTART_RESTARTBLOCK or -ERESTARTNOHAND; the tracer rewrites the ones it stops).
+  if (!get_regs(tid, r) || static_cast<long>(r.orig_rax) != SYS_clock_nanosleep ||
+      static_cast<long>(r.rax) != -kErestartsys) {
+    return false;
+  }
+  // nanosleep's own result after a signal: EINTR if a handler runs (whatever SA_RESTART says),
+  // a restart if none does. -ERESTARTSYS would restart it after an SA_RESTART handler too.
+  r.rax = static_cast<unsigned long long>(-kErestartnohand);
+  set_regs(tid, r);
+  // Its slot, unless the controller had not taken the notification yet: then no time passed since
+  // the call (the controller takes every notification before it moves the clock).
+  const int i = notify_slot_of(seg_, tid);
+  t.notify_slot = i < 0 ? detail::kNoSlot : static_cast<uint32_t>(i);
+  t.notify_seq = i < 0 ? 0 : seg_.waiters[i].seq.load(std::memory_order_acquire);
+  if ((r.rsi & TIMER_ABSTIME) == 0 && r.r10 != 0) {
+    // What is left, where a relative sleep writes it, as the kernel does before it returns.
+    timespec rem{};
+    if (i >= 0) {
+      const int64_t left = std::max<int64_t>(0, seg_.waiters[i].deadline.load(std::memory_order_acquire) -
+                                                    Session::read_clock(seg_.header.clock).ns());
+      rem = timespec{static_cast<time_t>(left / 1000000000), static_cast<long>(left % 1000000000)};
+    } else if (!read_mem(t.pid, r.rdx, &rem, sizeof rem)) {
+      rem = timespec{};
+    }
+    write_mem(t.pid, r.r10, &rem, sizeof rem);
+  }
+  const uint64_t call[6] = {r.rip, r.rsp, r.rdi, r.rsi, r.rdx, r.r10};
+  std::copy(std::begin(call), std::end(call), t.notify_call);
+  return true;
+}
+
+void Tracer::follow_notify_sleep(Thread& t, const __ptrace_syscall_info& info) {
+  t.notify_follow = false;
+  const bool again = info.op == PTRACE_SYSCALL_INFO_ENTRY && static_cast<long>(info.entry.nr) == SYS_clock_nanosleep &&
+                     info.instruction_pointer == t.notify_call[0] && info.stack_pointer == t.notify_call[1] &&
+                     std::equal(info.entry.args, info.entry.args + 4, t.notify_call + 2);
+  // Restarted: the controller takes the coming notification as this sleep's, deadline kept.
+  if (!again && t.notify_slot != detail::kNoSlot) end_slot(seg_, seg_.waiters[t.notify_slot], t.notify_seq);
+}
+
+void Tracer::end_notify_sleeps_of(pid_t pid) {
+  for (uint32_t i = 0, n = detail::waiter_limit(seg_); i < n; ++i) {
+    auto& s = seg_.waiters[i];
+    if (s.pid.load(std::memory_order_relaxed) != pid || s.wake_kind.load(std::memory_order_relaxed) != abi::kWakeTracer ||
+        (s.tracer_flags.load(std::memory_order_relaxed) & abi::kTracerNotify) == 0) {
+      continue;
+    }
+    end_slot(seg_, s, s.seq.load(std::memory_order_acquire));
+  }
+}
+
+}  // namespace vtime::tracer
