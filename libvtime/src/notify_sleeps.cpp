@@ -177,8 +177,6 @@ bool NotifiedSleeps::take_one(int fd) {
     send(fd, id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);  // the kernel's own EFAULT or EINVAL
     return false;
   }
-  // The thread may have moved on while its memory was read (a signal): then it is not waiting.
-  if (ioctl(fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) return false;
   const auto& clk = seg_.header.clock;
   const int64_t now = Session::read_clock(clk).ns();
   const int64_t shift = clk.realtime_shift_ns.load(std::memory_order_acquire);
@@ -213,6 +211,19 @@ bool NotifiedSleeps::take_one(int fd) {
   settle_realtime(seg_, s);  // a set meanwhile (through the shim) moved no slot of this one
   sleeps_[index] = Sleep{fd, id, seq, tid, true};
   slot_of_tid_[tid] = index;
+  // Still waiting in the kernel now that the slot is there? Then a signal that ends the wait from
+  // here on stops the thread for the tracer after this check (the kernel's lock orders the two),
+  // and the tracer finds the slot. If the wait is gone already (a signal), the tracer may have
+  // looked before the slot existed: the slot goes, and if the kernel restarts the call it is
+  // registered anew, with the same deadline (the clock has not moved: every notification is taken
+  // before it does).
+  if (ioctl(fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) {
+    uint32_t waiting = abi::kWaiting;
+    if (s.state.compare_exchange_strong(waiting, abi::kClaimed, std::memory_order_acq_rel)) free_slot(s);
+    sleeps_.erase(index);
+    slot_of_tid_.erase(tid);
+    return false;
+  }
   VTIME_LOGF("controller", LogLevel::kDebug, "tid %d sleeps until %lld (wait %llu, slot %u)", static_cast<int>(tid),
              static_cast<long long>(deadline), static_cast<unsigned long long>(seq), index);
   return true;
