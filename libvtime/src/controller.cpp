@@ -462,9 +462,6 @@ struct Controller::Impl {
     auto& h = seg.header;
     *busy_active = false;
     *unconsumed = 0;
-    // Sleeps notified since the last look get their slots before the look begins (a readable
-    // listener also keeps waking wait_quiet until it is served).
-    notify.take(watch);
     const Marks m1 = Marks::read(h);
     if (!m1.settled()) return false;  // the tracer is taking an exit: a parent may be about to wake
     TreeWatch::Counts c1 = watch->counts();
@@ -476,6 +473,11 @@ struct Controller::Impl {
       *busy_active = true;
       return false;
     }
+    // Sleeps notified so far get their slots (notify_sleeps.h). Only now that no thread is active:
+    // a thread that notified is blocked, so the look after an advance, which finds the woken one
+    // running, does not ask. A sleep notified after this comes from a thread that ran since c1,
+    // which the generation below sees.
+    notify.take(watch);
     if (watch_self && !sample_own_threads(own_before)) return false;
     if (c1.exits != reclaimed_exits) {
       // A traced process that exited is reported to the tracer before its parent: until the
@@ -1157,6 +1159,8 @@ IdleResult Controller::look_until_idle(const std::function<bool()>& interrupted)
         if (m.watch->counts().active == 0) continue;
         // Then the program says when the count drops to zero; the budget only bounds how long
         // `interrupted` goes unasked.
+        // A listener left readable would end every wait at once: its notifications first.
+        m.notify.take(m.watch);
         m.watch->wait_quiet(cap);
       } else if (busy_rounds < 4) {
         sched_yield();

@@ -26,6 +26,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 namespace vtime::detail {
 
@@ -97,6 +98,8 @@ bool NotifiedSleeps::take(TreeWatch* watch) {
   if (!sleeps_.empty()) forget_ended();
   bool changed = false;
   // Bounded: each round takes at least one notification or closes a listener.
+  // A listener stays readable while it holds notifications: several threads of a process may
+  // sleep at once, and each comes as its own.
   for (int round = 0; round < 256; ++round) {
     epoll_event ev[16];
     int n = epoll_wait(epoll_, ev, 16, 0);
@@ -106,7 +109,7 @@ bool NotifiedSleeps::take(TreeWatch* watch) {
       auto it = std::find_if(listeners_.begin(), listeners_.end(), [&](const Listener& l) { return l.fd == fd; });
       if (it == listeners_.end()) continue;
       if ((ev[k].events & EPOLLIN) != 0) {
-        changed = take_one(fd) || changed;
+        changed = take_one(fd, watch) || changed;
       } else if ((ev[k].events & (EPOLLHUP | EPOLLERR)) != 0) {
         retire(static_cast<size_t>(it - listeners_.begin()));  // no process uses the filter any more
       }
@@ -131,7 +134,14 @@ int64_t read_timespec(pid_t tid, uint64_t addr) {
 
 }  // namespace
 
-bool NotifiedSleeps::take_one(int fd) {
+bool NotifiedSleeps::take_one(int fd, TreeWatch* watch) {
+  // No thread of the tree active, and the count's generation: if both hold until the sleep is
+  // registered, its thread never left its wait meanwhile (a signal would have woken it).
+  std::optional<uint64_t> quiet;
+  if (watch) {
+    const TreeWatch::Counts c = watch->counts();
+    if (c.active == 0) quiet = c.generation;
+  }
   if (request_.empty()) {
     seccomp_notif_sizes sizes{};
     syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes);
@@ -211,13 +221,19 @@ bool NotifiedSleeps::take_one(int fd) {
   settle_realtime(seg_, s);  // a set meanwhile (through the shim) moved no slot of this one
   sleeps_[index] = Sleep{fd, id, seq, tid, true};
   slot_of_tid_[tid] = index;
-  // Still waiting in the kernel now that the slot is there? Then a signal that ends the wait from
+  // Still waiting in the kernel now that the slot is there (the kernel count says so when no
+  // thread of the tree ran since before the notification was taken, else the kernel)? Then a signal that ends the wait from
   // here on stops the thread for the tracer after this check (the kernel's lock orders the two),
   // and the tracer finds the slot. If the wait is gone already (a signal), the tracer may have
   // looked before the slot existed: the slot goes, and if the kernel restarts the call it is
   // registered anew, with the same deadline (the clock has not moved: every notification is taken
   // before it does).
-  if (ioctl(fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) {
+  bool still = false;
+  if (quiet) {
+    const TreeWatch::Counts c = watch->counts();
+    still = c.active == 0 && c.generation == *quiet;
+  }
+  if (!still && ioctl(fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) {
     uint32_t waiting = abi::kWaiting;
     if (s.state.compare_exchange_strong(waiting, abi::kClaimed, std::memory_order_acq_rel)) free_slot(s);
     sleeps_.erase(index);

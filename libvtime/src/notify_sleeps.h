@@ -72,7 +72,7 @@ class NotifiedSleeps {
 
   void adopt(TreeWatch* watch);
   void retire(size_t i);
-  bool take_one(int fd);
+  bool take_one(int fd, TreeWatch* watch);
   // Drops the sleeps whose slot moved on (the tracer ended it, its thread died); frees the slots
   // the tracer ended.
   void forget_ended();

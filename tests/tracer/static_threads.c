@@ -1,0 +1,30 @@
+// Four threads of a static program sleeping at once (tests/tracer/tracer_cases.py, static_c): three
+// with relative nanosleep of (k + 1) * 100 ms + i us, one with absolute clock_nanosleep a second
+// apart; each prints the virtual instant it woke at. Several sleeps are pending at once, from one
+// process: one listener holds several notifications (docs/tracer.md "Notified sleeps").
+#include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+#include <stdint.h>
+static int64_t now_ns(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1000000000LL + t.tv_nsec; }
+static int64_t t0;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static void* run(void* arg) {
+  long k = (long)arg;
+  for (int i = 0; i < 5; ++i) {
+    struct timespec d = {0, (k + 1) * 100000000L + i * 1000};
+    if (k == 2) { struct timespec a; clock_gettime(CLOCK_MONOTONIC, &a); a.tv_sec += 1; clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &a, 0); }
+    else nanosleep(&d, 0);
+    pthread_mutex_lock(&mu);
+    printf("thread %ld round %d at %.9f\n", k, i, (now_ns() - t0) / 1e9);
+    pthread_mutex_unlock(&mu);
+  }
+  return 0;
+}
+int main(void) {
+  t0 = now_ns();
+  pthread_t th[4];
+  for (long k = 0; k < 4; ++k) pthread_create(&th[k], 0, run, (void*)k);
+  for (int k = 0; k < 4; ++k) pthread_join(th[k], 0);
+  return 0;
+}
