@@ -69,7 +69,8 @@ printf "Go time.Sleep(1us):      native %.1f us, vtime %.1f us\n" "$gn" "$gv"
 
 echo "== 2b. where 10 us stands: the same wait through the shim (dynamic), and both on one vCPU"
 # A timed wait costs at least one hand-off from the controller to the waiting thread; between two
-# vCPUs of this kind of VM that alone is ~11 us, on one vCPU ~2 us (docs/performance.md).
+# vCPUs of this kind of VM that alone is ~11 us, on one vCPU ~2 us, unless the kernel keeps both
+# hand-offs on one cpu as it does for notified sleeps (docs/performance.md, session 26).
 gcc -O2 -o "$tmp/nanosleep_dyn" "$here/go/nanosleep_loop.c"
 : >"$tmp/dv"; : >"$tmp/cp"; : >"$tmp/dp"; : >"$tmp/cd"
 for r in $(seq "$rounds"); do
