@@ -17,7 +17,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <thread>
+#include <utility>
 
 namespace vtime::cli {
 namespace {
@@ -108,8 +110,22 @@ int run_exec(const ExecOptions& opts) {
   Controller ctl(*session, child, watch.get());
   ctl.set_cpu_model(opts.cpu);
   bool reaped = false;
+  // With the kernel count, the child can only have become reapable if a thread of the tree died
+  // (`exits`: a root under the shim) or the tracer reaped a traced process (`tracer_reaps`: a
+  // traced root is reaped by the tracer first) since the last waitpid that found it alive; the
+  // looks in between skip the system call (one per notified sleep, ~1 us here).
+  TreeWatch* const count = watch.get();
+  std::optional<std::pair<uint64_t, uint32_t>> alive_at;
   auto exited = [&] {
-    if (!reaped && waitpid(child, &status, WNOHANG) == child) reaped = true;
+    if (reaped) return true;
+    std::optional<std::pair<uint64_t, uint32_t>> now;
+    if (count) now.emplace(count->counts().exits, session->header().tracer_reaps.load(std::memory_order_acquire));
+    if (now && now == alive_at) return false;
+    if (waitpid(child, &status, WNOHANG) == child) {
+      reaped = true;
+    } else {
+      alive_at = now;
+    }
     return reaped;
   };
   int result = -1;

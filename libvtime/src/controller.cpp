@@ -1581,12 +1581,6 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
       if (w.wake_kind.load() == abi::kWakeTracer) {
         const uint32_t flags = w.tracer_flags.load();
         const int counted = (flags & abi::kTracerHousekeeping) == 0 ? 1 : 0;
-        // A direct sleep (abi::kTracerDirect) is woken here, on its slot's word, when its thread
-        // is queued there: the kernel count then counts it from this wake-up on, so the slot can
-        // end at once. Without the count (the /proc rule needs the Woken slot until the wake-up is
-        // taken), under the serial gate (which holds threads at the exit of their waits), or when
-        // no task was queued (a wake that did not wait for the tree to be idle), the tracer
-        // interrupts it like its other waits.
         if ((flags & abi::kTracerNotify) != 0) {
           // The controller's own (notify_sleeps.h): answered here. A notification a signal took
           // away leaves the slot Woken: the call the kernel restarts is answered when it comes,
@@ -1600,6 +1594,12 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
           if (answered != detail::NotifiedSleeps::Answer::kUnknown) woken += counted;
           continue;
         }
+        // A direct sleep (abi::kTracerDirect) is woken here, on its slot's word, when its thread
+        // is queued there: the kernel count then counts it from this wake-up on, so the slot can
+        // end at once. Without the count (the /proc rule needs the Woken slot until the wake-up is
+        // taken), under the serial gate (which holds threads at the exit of their waits), or when
+        // no task was queued (a wake that did not wait for the tree to be idle), the tracer
+        // interrupts it like its other waits.
         if ((flags & abi::kTracerDirect) != 0) {
           if (m.watch != nullptr && !serial && detail::futex_wake_bitset(&w.word, abi::direct_bit(due[k].seq)) == 1) {
             // Counted even if the tracer re-armed the slot meanwhile: the thread did wake.
