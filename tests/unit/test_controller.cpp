@@ -5,11 +5,15 @@
 #include <vtime/vtime.h>
 #include <vtime/tree_watch.h>
 
+#include "../../libvtime/src/notify_sleeps.h"
 #include "../../libvtime/src/slots.h"
+#include "../../libvtime/src/trace_request.h"
 
 #include <gtest/gtest.h>
 
+#include <linux/filter.h>
 #include <linux/futex.h>
+#include <linux/seccomp.h>
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -17,6 +21,7 @@
 #include <signal.h>
 #include <poll.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -335,6 +340,61 @@ TEST(Controller, NonIdleAdvanceNeverWakesAWaitArmedAfterItLooked) {
   int status;
   waitpid(child, &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+// A notified sleep (docs/tracer.md "Notified sleeps") without the tracer: the child installs the
+// notify filter itself and publishes its listener where the tracer would (the header's tracer pid
+// is the child's here). The controller takes the sleep (5 s) as a waiter slot; a stop and continue
+// of the child ends the wait in the kernel, which restarts the call with its original 5 s: the
+// controller keeps the first deadline (a new one would say 2 + 5 s, the clock having moved to 2 s
+// meanwhile). Answered at 5 s, the call returns 0.
+TEST(Controller, NotifiedSleepKeepsItsDeadlineWhenTheKernelRestartsIt) {
+  if (!detail::notify_sleeps_supported()) GTEST_SKIP() << "no synchronous seccomp listener on this kernel";
+  Session s = Session::create();
+  vtime::abi::Segment& seg = s.segment();
+  pid_t child = spawn(s, [&] {
+    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+    uint16_t len = 0;
+    const sock_filter* filter = detail::notify_filter(&len);
+    sock_fprog prog{len, const_cast<sock_filter*>(filter)};
+    long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+    if (fd < 0) return 2;
+    auto& l = seg.header.notify_listeners[0];
+    l.tracer_fd.store(static_cast<int32_t>(fd));
+    l.pid.store(getpid());
+    l.state.store(vtime::abi::kListenerHeld);
+    timespec d{5, 0};
+    int r = clock_nanosleep(CLOCK_MONOTONIC, 0, &d, nullptr);
+    return r == 0 ? 0 : 10 + r;
+  });
+  seg.header.tracer_pid.store(child);
+  Controller ctl(s, child, test_watch());
+  ctl.wait_idle(nullptr);
+  ASSERT_EQ(ctl.next_deadline(), TimePoint::origin() + seconds(5));
+  ctl.set_now(TimePoint::origin() + seconds(2));
+  ASSERT_EQ(kill(child, SIGSTOP), 0);
+  int status;
+  ASSERT_EQ(waitpid(child, &status, WUNTRACED), child);
+  ASSERT_TRUE(WIFSTOPPED(status));
+  ASSERT_EQ(kill(child, SIGCONT), 0);
+  ctl.wait_idle(nullptr);
+  EXPECT_EQ(ctl.next_deadline(), TimePoint::origin() + seconds(5));
+  int notify_slots = 0;
+  for (auto& w : seg.waiters) {
+    const uint32_t st = w.state.load();
+    if ((st == vtime::abi::kWaiting || st == vtime::abi::kWoken) && (w.tracer_flags.load() & vtime::abi::kTracerNotify) != 0) {
+      ++notify_slots;
+    }
+  }
+  if (notify_slots != 1) {
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+    FAIL() << notify_slots << " notified sleeps pending, expected the one restarted";
+  }
+  EXPECT_EQ(ctl.advance_to(TimePoint::origin() + seconds(5)), 1);
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "exit " << WEXITSTATUS(status);
+  EXPECT_EQ(ctl.stats().notified, 1u);
 }
 
 TEST(Controller, ReclaimsTheSlotsOfAKilledProcess) {
