@@ -155,13 +155,21 @@ bool Tracer::note_signal_in_notify_sleep(pid_t tid) {
   t.notify_seq = i < 0 ? 0 : seg_.waiters[i].seq.load(std::memory_order_acquire);
   if ((r.rsi & TIMER_ABSTIME) == 0 && r.r10 != 0) {
     // What is left, where a relative sleep writes it, as the kernel does before it returns.
+    // At most what was asked for: a slot the controller freed meanwhile (its answer raced the
+    // signal, or the wait was gone when it registered it) has no deadline of this sleep any more.
     timespec rem{};
+    if (!read_mem(t.pid, r.rdx, &rem, sizeof rem)) rem = timespec{};
     if (i >= 0) {
-      const int64_t left = std::max<int64_t>(0, seg_.waiters[i].deadline.load(std::memory_order_acquire) -
-                                                    Session::read_clock(seg_.header.clock).ns());
-      rem = timespec{static_cast<time_t>(left / 1000000000), static_cast<long>(left % 1000000000)};
-    } else if (!read_mem(t.pid, r.rdx, &rem, sizeof rem)) {
-      rem = timespec{};
+      const auto& s = seg_.waiters[i];
+      const int64_t deadline = s.deadline.load(std::memory_order_acquire);
+      const uint32_t st = s.state.load(std::memory_order_acquire);
+      const int64_t asked = static_cast<int64_t>(rem.tv_sec) * 1000000000 + rem.tv_nsec;
+      if (s.seq.load(std::memory_order_acquire) == t.notify_seq &&
+          (st == abi::kWaiting || st == abi::kWoken || st == abi::kWaking)) {
+        const int64_t left =
+            std::min(asked, std::max<int64_t>(0, deadline - Session::read_clock(seg_.header.clock).ns()));
+        rem = timespec{static_cast<time_t>(left / 1000000000), static_cast<long>(left % 1000000000)};
+      }
     }
     write_mem(t.pid, r.r10, &rem, sizeof rem);
   }

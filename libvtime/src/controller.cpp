@@ -1456,6 +1456,9 @@ int Controller::advance_step(TimePoint t) { return impl_->advance(t, true); }
 
 int Controller::Impl::advance(TimePoint t, bool one_process) {
   Impl& m = *this;
+  // An advance that did not follow an idle decision (the broker's timeout policy, a running
+  // clock) takes the sleeps notified meanwhile first (notify_sleeps.h): nothing else would.
+  if (!one_process) m.notify.take(m.watch);
   auto& h = m.seg.header;
   m.drop_ended_tracer_waits();
   set_clock_now(m.seg.header.clock, m.tsc, t);

@@ -178,6 +178,7 @@ bool NotifiedSleeps::take_one(int fd, TreeWatch* watch) {
       }
       return false;
     }
+    if (s.tid.load() == tid && s.seq.load() == sl.seq && st == abi::kClaimed) free_slot(s);  // the tracer ended it
     sleeps_.erase(index);
     slot_of_tid_.erase(it);
   }
