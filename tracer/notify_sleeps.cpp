@@ -48,20 +48,6 @@ int notify_slot_of(const abi::Segment& seg, pid_t tid) {
   return -1;
 }
 
-// Ends the notified sleep of wait `seq` on slot `s` (Claimed: the controller frees it), once the
-// controller is not at it.
-void end_slot(abi::Segment& seg, abi::WaiterSlot& s, uint64_t seq) {
-  detail::settle_waking(s);
-  if (s.seq.load(std::memory_order_acquire) != seq) return;
-  for (uint32_t st : {abi::kWaiting, abi::kWoken}) {
-    uint32_t expected = st;
-    if (s.state.compare_exchange_strong(expected, abi::kClaimed, std::memory_order_acq_rel)) {
-      detail::notify_activity(seg);
-      return;
-    }
-  }
-}
-
 }  // namespace
 
 void Tracer::reap_listeners() {
@@ -184,7 +170,7 @@ void Tracer::follow_notify_sleep(Thread& t, const __ptrace_syscall_info& info) {
                      info.instruction_pointer == t.notify_call[0] && info.stack_pointer == t.notify_call[1] &&
                      std::equal(info.entry.args, info.entry.args + 4, t.notify_call + 2);
   // Restarted: the controller takes the coming notification as this sleep's, deadline kept.
-  if (!again && t.notify_slot != detail::kNoSlot) end_slot(seg_, seg_.waiters[t.notify_slot], t.notify_seq);
+  if (!again && t.notify_slot != detail::kNoSlot) end_slot(seg_.waiters[t.notify_slot], t.notify_seq);
 }
 
 void Tracer::end_notify_sleeps_of(pid_t pid) {
@@ -194,7 +180,7 @@ void Tracer::end_notify_sleeps_of(pid_t pid) {
         (s.tracer_flags.load(std::memory_order_relaxed) & abi::kTracerNotify) == 0) {
       continue;
     }
-    end_slot(seg_, s, s.seq.load(std::memory_order_acquire));
+    end_slot(s, s.seq.load(std::memory_order_acquire));
   }
 }
 

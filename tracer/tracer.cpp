@@ -546,10 +546,12 @@ void Tracer::on_call(pid_t tid) {
 
 void Tracer::end_wait(Thread& t) {
   t.in_wait = false;
-  if (t.slot < 0) return;
-  auto& s = seg_.waiters[t.slot];
+  if (t.slot >= 0) end_slot(seg_.waiters[t.slot], t.seq);
+}
+
+void Tracer::end_slot(abi::WaiterSlot& s, uint64_t seq) {
   detail::settle_waking(s);  // the controller at it (abi::kWaking): its outcome, then ours
-  if (s.seq.load(std::memory_order_relaxed) != t.seq) return;
+  if (s.seq.load(std::memory_order_acquire) != seq) return;
   for (uint32_t st : {abi::kWaiting, abi::kWoken}) {
     uint32_t expected = st;
     if (s.state.compare_exchange_strong(expected, abi::kClaimed, std::memory_order_acq_rel)) {
