@@ -47,7 +47,7 @@ void shift_realtime(abi::Segment& seg, int64_t delta) {
     if (st == abi::kWaiting || st == abi::kWoken || st == abi::kWaking) move_realtime_deadline(s, shift);
   }
   // Timerfds armed with TFD_TIMER_CANCEL_ON_SET live in their own processes: their agents look.
-  for (uint32_t p = 0; p < abi::kProcessSlots; ++p) {
+  for (uint32_t p = 0, n = detail::process_limit(seg); p < n; ++p) {
     auto& ps = seg.processes[p];
     if (ps.state.load(std::memory_order_acquire) == 1 && ps.agent_tid.load(std::memory_order_acquire) != 0) {
       wake_agent(seg, p);

@@ -57,7 +57,7 @@ uint64_t read_start_time(pid_t pid) {
 }  // namespace
 
 uint32_t try_claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint64_t start_time, const ChildId& id) {
-  for (uint32_t i = 0; i < abi::kProcessSlots; ++i) {
+  for (uint32_t i = 0, n = process_limit(seg); i < n; ++i) {
     auto& p = seg.processes[i];
     if (p.state.load(std::memory_order_acquire) == 1 && p.pid.load() == pid) {
       // The same process after exec (its agent, if it had one, is gone with the old image), or
@@ -71,8 +71,14 @@ uint32_t try_claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint
       return i;
     }
   }
+  auto& high = seg.header.process_high;
   for (uint32_t i = 0; i < abi::kProcessSlots; ++i) {
     auto& p = seg.processes[i];
+    if (p.state.load(std::memory_order_relaxed) != 0) continue;
+    // Raised before the claim: a scan that sees the slot in use also sees it within the limit.
+    uint32_t h = high.load(std::memory_order_seq_cst);
+    while (h <= i && !high.compare_exchange_weak(h, i + 1, std::memory_order_seq_cst)) {
+    }
     uint32_t expected = 0;
     // State 2 = being initialised, so the controller never sees a half-written slot.
     if (p.state.compare_exchange_strong(expected, 2, std::memory_order_acq_rel)) {

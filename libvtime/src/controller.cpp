@@ -493,7 +493,8 @@ struct Controller::Impl {
       notify.threads_exited();
       reclaimed_exits = c1.exits;
     }
-    for (auto& p : seg.processes) {
+    for (uint32_t i = 0, n = detail::process_limit(seg); i < n; ++i) {
+      auto& p = seg.processes[i];
       uint32_t st = p.state.load(std::memory_order_acquire);
       if (st == 2) return false;  // being filled in
       if (st != 1) continue;
@@ -550,7 +551,8 @@ struct Controller::Impl {
   // and sets *registering when a process slot is being filled in.
   std::unordered_set<pid_t> live_roots(std::unordered_map<pid_t, ProcessStatus>* status, bool* registering) {
     std::unordered_set<pid_t> roots{root};
-    for (auto& p : seg.processes) {
+    for (uint32_t i = 0, n = detail::process_limit(seg); i < n; ++i) {
+      auto& p = seg.processes[i];
       uint32_t st = p.state.load(std::memory_order_acquire);
       if (st == 0) continue;
       pid_t pid = p.pid.load();
@@ -777,7 +779,7 @@ struct Controller::Impl {
 
     // Agents: tid -> process slot.
     std::unordered_map<pid_t, uint32_t> agents;
-    for (uint32_t i = 0; i < abi::kProcessSlots; ++i) {
+    for (uint32_t i = 0, n = detail::process_limit(seg); i < n; ++i) {
       auto& p = seg.processes[i];
       if (p.state.load(std::memory_order_acquire) != 1) continue;
       pid_t a = p.agent_tid.load(std::memory_order_acquire);
@@ -960,7 +962,7 @@ struct Controller::Impl {
   };
   Turn turn_of(pid_t pid) const {
     if (pid == root) return {0, 0, pid};
-    for (uint32_t i = 0; i < abi::kProcessSlots; ++i) {
+    for (uint32_t i = 0, n = detail::process_limit(seg); i < n; ++i) {
       const auto& p = seg.processes[i];
       if (p.state.load(std::memory_order_acquire) != 1 || p.pid.load(std::memory_order_relaxed) != pid) continue;
       uint32_t rank = p.rank.load(std::memory_order_relaxed);
@@ -1005,7 +1007,7 @@ struct Controller::Impl {
       held_tids.push_back(h.serial_held_tid[i].load(std::memory_order_acquire));
     }
     const size_t traced = held.size();
-    for (uint32_t i = 0; i < abi::kProcessSlots; ++i) {  // the shim's
+    for (uint32_t i = 0, n = detail::process_limit(seg); i < n; ++i) {  // the shim's
       auto& p = seg.processes[i];
       if (p.state.load(std::memory_order_acquire) != 1 || p.held.load(std::memory_order_acquire) == 0) continue;
       held.push_back(p.pid.load(std::memory_order_relaxed));

@@ -52,6 +52,7 @@ bool notify_sleeps_supported() {
 }
 
 NotifiedSleeps::~NotifiedSleeps() {
+  close_mem_files();
   for (const Listener& l : listeners_) close(l.fd);
   if (epoll_ >= 0) close(epoll_);
   if (tracer_pidfd_ >= 0) close(tracer_pidfd_);
@@ -118,21 +119,42 @@ bool NotifiedSleeps::take(TreeWatch* watch) {
   return changed;
 }
 
-namespace {
-
-// A timespec of the thread's, in ns; -1 when unreadable or invalid (the kernel answers EFAULT or
-// EINVAL itself). Centuries are as good as forever.
-int64_t read_timespec(pid_t tid, uint64_t addr) {
+int64_t NotifiedSleeps::read_timespec(pid_t pid, pid_t tid, uint64_t addr) {
   timespec ts{};
-  iovec local{&ts, sizeof ts};
-  iovec remote{reinterpret_cast<void*>(addr), sizeof ts};
-  if (process_vm_readv(tid, &local, 1, &remote, 1, 0) != static_cast<ssize_t>(sizeof ts)) return -1;
+  bool read = false;
+  if (pid != 0) {
+    auto it = mem_of_.find(pid);
+    if (it == mem_of_.end()) {
+      // Bounded: a tree of many short processes must not collect descriptors.
+      if (mem_of_.size() >= 64) close_mem_files();
+      char path[64];
+      snprintf(path, sizeof path, "/proc/%d/mem", static_cast<int>(pid));
+      it = mem_of_.emplace(pid, open(path, O_RDONLY | O_CLOEXEC)).first;
+    }
+    read = it->second >= 0 && pread(it->second, &ts, sizeof ts, static_cast<off_t>(addr)) == static_cast<ssize_t>(sizeof ts);
+    if (!read && it->second >= 0) {
+      // The address space it was opened on is gone (an exec: reads return nothing), or the
+      // address is bad: the call below says which, and the next sleep opens the file anew.
+      close(it->second);
+      mem_of_.erase(it);
+    }
+  }
+  if (!read) {
+    iovec local{&ts, sizeof ts};
+    iovec remote{reinterpret_cast<void*>(addr), sizeof ts};
+    if (process_vm_readv(tid, &local, 1, &remote, 1, 0) != static_cast<ssize_t>(sizeof ts)) return -1;
+  }
   if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000) return -1;
-  if (ts.tv_sec > 9000000000LL) return INT64_MAX / 2;
+  if (ts.tv_sec > 9000000000LL) return INT64_MAX / 2;  // centuries are as good as forever
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-}  // namespace
+void NotifiedSleeps::close_mem_files() {
+  for (const auto& [pid, fd] : mem_of_) {
+    if (fd >= 0) close(fd);
+  }
+  mem_of_.clear();
+}
 
 bool NotifiedSleeps::take_one(int fd, TreeWatch* watch) {
   // No thread of the tree active, and the count's generation: if both hold until the sleep is
@@ -182,7 +204,8 @@ bool NotifiedSleeps::take_one(int fd, TreeWatch* watch) {
     sleeps_.erase(index);
     slot_of_tid_.erase(it);
   }
-  const int64_t d = read_timespec(tid, a[2]);
+  const pid_t pid = process_of(tid);
+  const int64_t d = read_timespec(pid, tid, a[2]);
   const clockid_t clock = static_cast<clockid_t>(a[0]);
   if (d < 0) {
     send(fd, id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);  // the kernel's own EFAULT or EINVAL
@@ -203,7 +226,6 @@ bool NotifiedSleeps::take_one(int fd, TreeWatch* watch) {
     if (send(fd, id, 0, 0, 0)) ++answered_;  // no time to wait: returns at once, as it would
     return false;
   }
-  const pid_t pid = process_of(tid);
   const uint32_t index = pid == 0 ? kNoSlot : claim_waiter_slot(seg_, pid, tid, abi::kNoProcess, false);
   if (index == kNoSlot) {
     if (pid != 0) fprintf(stderr, "vtime: waiter table full (%u slots)\n", abi::kWaiterSlots);
@@ -275,7 +297,10 @@ void NotifiedSleeps::forget_ended() {
   }
 }
 
-void NotifiedSleeps::threads_exited() { process_of_.clear(); }
+void NotifiedSleeps::threads_exited() {
+  process_of_.clear();
+  close_mem_files();  // a pid may come back as another process
+}
 
 bool NotifiedSleeps::send(int fd, uint64_t id, int64_t val, int32_t error, uint32_t flags) {
   seccomp_notif_resp resp{};

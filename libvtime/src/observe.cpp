@@ -106,7 +106,8 @@ std::map<pid_t, ClockReads> clock_reads(Session& s, const std::vector<std::strin
   };
   std::set<pid_t> left_out;
   std::vector<pid_t> seen;
-  for (auto& p : seg.processes) {
+  for (uint32_t i = 0, n = detail::process_limit(seg); i < n; ++i) {
+    auto& p = seg.processes[i];
     if (p.state.load(std::memory_order_acquire) != 1) continue;
     seen.push_back(p.pid.load(std::memory_order_relaxed));
     if (process_ignored(p.pid.load(std::memory_order_relaxed))) {

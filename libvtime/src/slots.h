@@ -18,6 +18,11 @@ inline uint32_t waiter_limit(const abi::Segment& seg) {
   return n;
 }
 
+// How many process slots to scan: none at or above this index has ever been claimed.
+inline uint32_t process_limit(const abi::Segment& seg) {
+  return seg.header.process_high.load(std::memory_order_seq_cst);
+}
+
 inline constexpr uint32_t kNoSlot = UINT32_MAX;
 
 // Claims a free slot for thread `tid` of process `pid` (or, is_timer, for the process), whose

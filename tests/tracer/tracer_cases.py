@@ -277,6 +277,9 @@ def main():
                     t += 1000000000 if k == 2 else (k + 1) * 100000000 + i * 1000
                     wakes.append((t, "thread %d round %d at %d.%09d\n" % (k, i, t // 10**9, t % 10**9)))
             twice(args, [b("static_threads")], "".join(line for _, line in sorted(wakes)))
+            # A process's sleeps across its execs (each image's sleep read from its own memory).
+            twice(args, [b("static_threads"), "exec", "1"],
+                  "image 1 at 1704067200.250000000\nimage 2 at 1704067200.750000000\nimage 3 at 1704067201.500000000\n")
     elif c == "exec_thread":
         for idle in ("auto", "proc"):
             os.environ["VTIME_IDLE"] = idle

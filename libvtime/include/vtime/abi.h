@@ -22,7 +22,7 @@
 namespace vtime::abi {
 
 inline constexpr uint64_t kMagic = 0x31454d4954565f56ULL;  // "V_VTIME1", little-endian
-inline constexpr uint32_t kVersion = 18;  // 18: notified sleeps; 17: kWaking; 16: kTracerDirect; 15: tracer_awake; 14: tracer_reaps; 13: kAgentRetry; 12: thread turns over every futex wait; 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
+inline constexpr uint32_t kVersion = 19;  // 19: process_high; 18: notified sleeps; 17: kWaking; 16: kTracerDirect; 15: tracer_awake; 14: tracer_reaps; 13: kAgentRetry; 12: thread turns over every futex wait; 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
 inline constexpr uint32_t kWaiterSlots = 4096;
 inline constexpr uint32_t kProcessSlots = 512;
 inline constexpr uint32_t kThreadStatSlots = 4096;
@@ -284,6 +284,10 @@ struct alignas(64) Header {
   // Waiter slots at or above this index have never been claimed: the controller and the agents
   // scan only below it. Raised before a slot is claimed, never lowered.
   std::atomic<uint32_t> waiter_high;
+  // The same for process slots: the controller reads the process table on every idle decision,
+  // and 512 slots of 64 bytes were most of a look's own time (a third of a microsecond per
+  // notified sleep).
+  std::atomic<uint32_t> process_high;
   // Bumped by vtime_request_tick(): a process of the tree learned something it must tell the
   // simulator at this instant, outside any exchange (a bridge to a real RJMS hearing that a job
   // started). The broker compares it with the value it saw at its last message to the scheduler,
