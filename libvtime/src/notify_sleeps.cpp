@@ -96,7 +96,7 @@ void NotifiedSleeps::retire(size_t i) {
 bool NotifiedSleeps::take(TreeWatch* watch) {
   adopt(watch);
   if (listeners_.empty()) return false;
-  if (!sleeps_.empty()) forget_ended();
+  if (in_flight_ != 0) forget_ended();
   bool changed = false;
   // Bounded: each round takes at least one notification or closes a listener.
   // A listener stays readable while it holds notifications: several threads of a process may
@@ -181,7 +181,7 @@ bool NotifiedSleeps::take_one(int fd, TreeWatch* watch) {
   }
   // The same sleep again: the kernel restarted it after a signal that no handler took (or that
   // another thread of its process took): its slot and deadline are kept.
-  if (auto it = slot_of_tid_.find(tid); it != slot_of_tid_.end()) {
+  if (auto it = slot_of_tid_.find(tid); it != slot_of_tid_.end() && sleep_at(it->second) && sleep_at(it->second)->tid == tid) {
     const uint32_t index = it->second;
     Sleep& sl = sleeps_[index];
     auto& s = seg_.waiters[index];
@@ -192,17 +192,13 @@ bool NotifiedSleeps::take_one(int fd, TreeWatch* watch) {
       sl.pending = true;
       if (st == abi::kWoken) {
         // Its deadline came while the call was on its way back.
-        if (answer(index) == Answer::kAnswered) {
-          uint32_t woken = abi::kWoken;
-          if (s.state.compare_exchange_strong(woken, abi::kClaimed, std::memory_order_acq_rel)) free_slot(s);
-        }
+        if (answer(index) == Answer::kAnswered) free_if(s, abi::kWoken);
         return true;
       }
       return false;
     }
     if (s.tid.load() == tid && s.seq.load() == sl.seq && st == abi::kClaimed) free_slot(s);  // the tracer ended it
-    sleeps_.erase(index);
-    slot_of_tid_.erase(it);
+    drop(index);
   }
   const pid_t pid = process_of(tid);
   const int64_t d = read_timespec(pid, tid, a[2]);
@@ -242,7 +238,9 @@ bool NotifiedSleeps::take_one(int fd, TreeWatch* watch) {
   s.tracer_flags.store(abi::kTracerNotify, std::memory_order_relaxed);
   s.state.store(abi::kWaiting, std::memory_order_release);
   settle_realtime(seg_, s);  // a set meanwhile (through the shim) moved no slot of this one
-  sleeps_[index] = Sleep{fd, id, seq, tid, true};
+  if (sleeps_.size() <= index) sleeps_.resize(index + 1);
+  sleeps_[index] = Sleep{fd, id, seq, tid, true, true};
+  ++in_flight_;
   slot_of_tid_[tid] = index;
   // Still waiting in the kernel now that the slot is there (the kernel count says so when no
   // thread of the tree ran since before the notification was taken, else the kernel)? Then a signal that ends the wait from
@@ -257,10 +255,8 @@ bool NotifiedSleeps::take_one(int fd, TreeWatch* watch) {
     still = c.active == 0 && c.generation == *quiet;
   }
   if (!still && ioctl(fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) {
-    uint32_t waiting = abi::kWaiting;
-    if (s.state.compare_exchange_strong(waiting, abi::kClaimed, std::memory_order_acq_rel)) free_slot(s);
-    sleeps_.erase(index);
-    slot_of_tid_.erase(tid);
+    free_if(s, abi::kWaiting);
+    drop(index);
     return false;
   }
   VTIME_LOGF("controller", LogLevel::kDebug, "tid %d sleeps until %lld (wait %llu, slot %u)", static_cast<int>(tid),
@@ -269,36 +265,46 @@ bool NotifiedSleeps::take_one(int fd, TreeWatch* watch) {
 }
 
 NotifiedSleeps::Answer NotifiedSleeps::answer(uint32_t index) {
-  auto it = sleeps_.find(index);
-  if (it == sleeps_.end()) return Answer::kUnknown;
-  Sleep& sl = it->second;
-  if (!sl.pending || !send(sl.fd, sl.id, 0, 0, 0)) {
-    sl.pending = false;  // the restarted call is answered when it comes (take_one)
+  Sleep* sl = sleep_at(index);
+  if (!sl) return Answer::kUnknown;
+  if (!sl->pending || !send(sl->fd, sl->id, 0, 0, 0)) {
+    sl->pending = false;  // the restarted call is answered when it comes (take_one)
     return Answer::kGone;
   }
-  slot_of_tid_.erase(sl.tid);
-  sleeps_.erase(it);
+  drop(index);
   ++answered_;
   return Answer::kAnswered;
 }
 
+void NotifiedSleeps::drop(uint32_t index) {
+  sleeps_[index].used = false;
+  --in_flight_;
+}
+
+void NotifiedSleeps::free_if(abi::WaiterSlot& s, uint32_t from) {
+  if (s.state.compare_exchange_strong(from, abi::kClaimed, std::memory_order_acq_rel)) free_slot(s);
+}
+
 void NotifiedSleeps::forget_ended() {
-  for (auto it = sleeps_.begin(); it != sleeps_.end();) {
-    auto& s = seg_.waiters[it->first];
+  for (uint32_t i = 0; i < sleeps_.size(); ++i) {
+    const Sleep& sl = sleeps_[i];
+    if (!sl.used) continue;
+    auto& s = seg_.waiters[i];
     const uint32_t st = s.state.load(std::memory_order_acquire);
-    const bool ours = s.tid.load() == it->second.tid && s.seq.load() == it->second.seq;
-    if (ours && (st == abi::kWaiting || st == abi::kWoken)) {
-      ++it;
-      continue;
-    }
+    const bool ours = s.tid.load() == sl.tid && s.seq.load() == sl.seq;
+    if (ours && (st == abi::kWaiting || st == abi::kWoken)) continue;
     if (ours && st == abi::kClaimed) free_slot(s);  // the tracer ended it (a handler ran)
-    slot_of_tid_.erase(it->second.tid);
-    it = sleeps_.erase(it);
+    drop(i);
   }
 }
 
 void NotifiedSleeps::threads_exited() {
   process_of_.clear();
+  // Only the entries of sleeps in flight stay: a thread id may come back in another process.
+  for (auto it = slot_of_tid_.begin(); it != slot_of_tid_.end();) {
+    const Sleep* sl = sleep_at(it->second);
+    it = sl && sl->tid == it->first ? std::next(it) : slot_of_tid_.erase(it);
+  }
   close_mem_files();  // a pid may come back as another process
 }
 

@@ -68,6 +68,7 @@ class NotifiedSleeps {
     uint64_t seq = 0;
     pid_t tid = 0;
     bool pending = false;  // a notification waits for the answer
+    bool used = false;     // a sleep in flight: the rest is meaningful
   };
 
   void adopt(TreeWatch* watch);
@@ -76,6 +77,12 @@ class NotifiedSleeps {
   // Drops the sleeps whose slot moved on (the tracer ended it, its thread died); frees the slots
   // the tracer ended.
   void forget_ended();
+  // The sleep in flight in waiter slot `index`, or nullptr.
+  Sleep* sleep_at(uint32_t index) { return index < sleeps_.size() && sleeps_[index].used ? &sleeps_[index] : nullptr; }
+  void drop(uint32_t index);
+  // Frees waiter slot `s` if it is still in state `from` (the controller's to free: its sleep
+  // was answered or ended).
+  static void free_if(abi::WaiterSlot& s, uint32_t from);
   static bool send(int fd, uint64_t id, int64_t val, int32_t error, uint32_t flags);
   pid_t process_of(pid_t tid);
   // The timespec at `addr` in thread `tid` of process `pid` (0: unknown), in ns; -1 when
@@ -87,7 +94,10 @@ class NotifiedSleeps {
   std::vector<Listener> listeners_;
   int epoll_ = -1;        // the listeners, for a look without blocking
   int tracer_pidfd_ = -1;
-  std::unordered_map<uint32_t, Sleep> sleeps_;  // by waiter slot
+  // By waiter slot, and a thread's slot (stale entries are told by Sleep::tid; all go when
+  // threads exit): no allocation per sleep.
+  std::vector<Sleep> sleeps_;
+  uint32_t in_flight_ = 0;
   std::unordered_map<pid_t, uint32_t> slot_of_tid_;
   std::unordered_map<pid_t, pid_t> process_of_;  // tid -> its process
   // process -> its /proc/<pid>/mem, kept open: a pread there costs less than process_vm_readv,
