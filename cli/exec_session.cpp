@@ -198,7 +198,7 @@ int run_exec(const ExecOptions& opts) {
             static_cast<unsigned long long>(st.wakeups), static_cast<unsigned long long>(st.idle_decisions),
             cpu_model_name(opts.cpu.model));
     if (st.handovers) fprintf(stderr, ", %llu hand-overs", static_cast<unsigned long long>(st.handovers));
-    if (st.notified) fprintf(stderr, ", %llu notified sleeps", static_cast<unsigned long long>(st.notified));
+    if (st.notified) fprintf(stderr, ", %llu notified waits", static_cast<unsigned long long>(st.notified));
     if (st.busy_flows) {
       fprintf(stderr, " (the clock ran with real time in %llu busy stretches)", static_cast<unsigned long long>(st.busy_flows));
     }

@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iterator>
+#include <cerrno>
 #include <cstring>
 
 namespace vtime::tracer {
@@ -62,7 +63,7 @@ void Tracer::reap_listeners() {
   }
 }
 
-void Tracer::add_notify_filter(pid_t pid, uint64_t syscall_insn, int* held) {
+void Tracer::add_notify_filter(pid_t pid, uint64_t syscall_insn, int* held, bool go) {
   const auto& h = seg_.header;
   if (h.notify_sleeps.load(std::memory_order_acquire) != 1 || h.serial.load(std::memory_order_acquire) != 0) return;
   reap_listeners();
@@ -83,7 +84,7 @@ void Tracer::add_notify_filter(pid_t pid, uint64_t syscall_insn, int* held) {
   user_regs_struct regs{};
   if (!get_regs(pid, regs)) return give_back();
   uint16_t len = 0;
-  const sock_filter* filter = detail::notify_filter(&len);
+  const sock_filter* filter = detail::notify_filter(&len, go);
   const uint64_t prog_at = (regs.rsp - 8192) & ~uint64_t{15};
   const uint64_t filter_at = prog_at + 16;
   struct {
@@ -124,12 +125,21 @@ bool Tracer::note_signal_in_notify_sleep(pid_t tid) {
   Thread& t = thread(tid);
   if (t.notify_follow) return true;  // another signal before its next call: still followed
   user_regs_struct r{};
-  // Only a notified sleep leaves clock_nanosleep with -ERESTARTSYS (the kernel's own sleep says
-  // -ERESTART_RESTARTBLOCK or -ERESTARTNOHAND; the tracer rewrites the ones it stops).
-  if (!get_regs(tid, r) || static_cast<long>(r.orig_rax) != SYS_clock_nanosleep ||
-      static_cast<long>(r.rax) != -kErestartsys) {
+  if (!get_regs(tid, r) || static_cast<long>(r.rax) != -kErestartsys) return false;
+  const long nr = static_cast<long>(r.orig_rax);
+  if (nr == SYS_epoll_pwait || nr == SYS_epoll_wait) {
+    // A Go poller's notified epoll wait (the kernel's own returns -EINTR): EINTR, as epoll gives
+    // after any signal, and the wait is over.
+    r.rax = static_cast<unsigned long long>(-EINTR);
+    set_regs(tid, r);
+    if (const int i = notify_slot_of(seg_, tid); i >= 0) {
+      end_slot(seg_.waiters[i], seg_.waiters[i].seq.load(std::memory_order_acquire));
+    }
     return false;
   }
+  // Only a notified sleep leaves clock_nanosleep with -ERESTARTSYS (the kernel's own sleep says
+  // -ERESTART_RESTARTBLOCK or -ERESTARTNOHAND; the tracer rewrites the ones it stops).
+  if (nr != SYS_clock_nanosleep) return false;
   // nanosleep's own result after a signal: EINTR if a handler runs (whatever SA_RESTART says),
   // a restart if none does. -ERESTARTSYS would restart it after an SA_RESTART handler too.
   r.rax = static_cast<unsigned long long>(-kErestartnohand);

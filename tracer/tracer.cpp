@@ -800,8 +800,7 @@ void Tracer::on_exec(pid_t tid) {
     p.clock_code = img.code_page;
     p.header_page = img.header_page;
     p.forever = img.forever;
-    // Go sleeps with nanosleep (its runtime's own: housekeeping), never clock_nanosleep.
-    if (!p.go) add_notify_filter(tid, img.syscall_insn, &held);
+    add_notify_filter(tid, img.syscall_insn, &held, p.go);
     if (p.go) {
       // Go's random seeds (determinism.h). Not under --cpu-model real, whose running clock the
       // injected code reads from the counter at every read: a trap each would cost too much, and

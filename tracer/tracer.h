@@ -112,9 +112,9 @@ class Tracer {
   // registers are matched against the sleep (in_call), whose restarted form names no call.
   void forget_ended_direct_sleep(Thread& t);
   // Notified sleeps (abi::kTracerNotify, notify_sleeps.cpp). At an image's exec stop: adds the
-  // notify filter and publishes its listener for the controller (nothing for a Go image, under
-  // the serial gate, or without the session's notify_sleeps).
-  void add_notify_filter(pid_t pid, uint64_t syscall_insn, int* held);
+  // notify filter (a Go image's: its poller's timed epoll waits) and publishes its listener for
+  // the controller (nothing under the serial gate, or without the session's notify_sleeps).
+  void add_notify_filter(pid_t pid, uint64_t syscall_insn, int* held, bool go);
   // Closes the tracer's copies of listeners the controller adopted or closed.
   void reap_listeners();
   // A signal stopped `tid`: if it ended a notified sleep in the kernel, the call returns EINTR to

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <linux/seccomp.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -52,6 +53,15 @@ bool notify_sleeps_supported() {
 }
 
 NotifiedSleeps::~NotifiedSleeps() {
+  if (watcher_.joinable()) {
+    const uint64_t one = 1;
+    if (write(stop_, &one, sizeof one) != static_cast<ssize_t>(sizeof one)) abort();  // it would block the join for ever
+    watcher_.join();
+  }
+  close_copies(true);
+  for (int fd : {copies_look_, copies_watch_, stop_}) {
+    if (fd >= 0) close(fd);
+  }
   close_mem_files();
   for (const Listener& l : listeners_) close(l.fd);
   if (epoll_ >= 0) close(epoll_);
@@ -94,6 +104,7 @@ void NotifiedSleeps::retire(size_t i) {
 }
 
 bool NotifiedSleeps::take(TreeWatch* watch) {
+  std::lock_guard<std::mutex> lock(mu_);
   adopt(watch);
   if (listeners_.empty()) return false;
   if (in_flight_ != 0) forget_ended();
@@ -116,27 +127,22 @@ bool NotifiedSleeps::take(TreeWatch* watch) {
       }
     }
   }
+  // A Go poller's wait whose descriptor is ready runs: the watcher may not have seen it yet, and
+  // an idle decision must not (the thread that made it ready is why the tree was busy).
+  if (epoll_waits_ != 0) changed = release_ready() || changed;
   return changed;
 }
 
 int64_t NotifiedSleeps::read_timespec(pid_t pid, pid_t tid, uint64_t addr) {
   timespec ts{};
   bool read = false;
-  if (pid != 0) {
-    auto it = mem_of_.find(pid);
-    if (it == mem_of_.end()) {
-      // Bounded: a tree of many short processes must not collect descriptors.
-      if (mem_of_.size() >= 64) close_mem_files();
-      char path[64];
-      snprintf(path, sizeof path, "/proc/%d/mem", static_cast<int>(pid));
-      it = mem_of_.emplace(pid, open(path, O_RDONLY | O_CLOEXEC)).first;
-    }
-    read = it->second >= 0 && pread(it->second, &ts, sizeof ts, static_cast<off_t>(addr)) == static_cast<ssize_t>(sizeof ts);
-    if (!read && it->second >= 0) {
+  if (const int fd = pid == 0 ? -1 : mem_file(pid); fd >= 0) {
+    read = pread(fd, &ts, sizeof ts, static_cast<off_t>(addr)) == static_cast<ssize_t>(sizeof ts);
+    if (!read) {
       // The address space it was opened on is gone (an exec: reads return nothing), or the
       // address is bad: the call below says which, and the next sleep opens the file anew.
-      close(it->second);
-      mem_of_.erase(it);
+      close(fd);
+      mem_of_.erase(pid);
     }
   }
   if (!read) {
@@ -147,6 +153,29 @@ int64_t NotifiedSleeps::read_timespec(pid_t pid, pid_t tid, uint64_t addr) {
   if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000) return -1;
   if (ts.tv_sec > 9000000000LL) return INT64_MAX / 2;  // centuries are as good as forever
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+int NotifiedSleeps::mem_file(pid_t pid) {
+  auto it = mem_of_.find(pid);
+  if (it == mem_of_.end()) {
+    // Bounded: a tree of many short processes must not collect descriptors.
+    if (mem_of_.size() >= 64) close_mem_files();
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/mem", static_cast<int>(pid));
+    int fd = open(path, O_RDWR | O_CLOEXEC);  // written to by epoll waits' answers
+    if (fd < 0) fd = open(path, O_RDONLY | O_CLOEXEC);
+    it = mem_of_.emplace(pid, fd).first;
+  }
+  return it->second;
+}
+
+bool NotifiedSleeps::write_mem(pid_t pid, pid_t tid, uint64_t addr, const void* buf, size_t len) {
+  if (const int fd = mem_file(pid); fd >= 0 && pwrite(fd, buf, len, static_cast<off_t>(addr)) == static_cast<ssize_t>(len)) {
+    return true;
+  }
+  iovec local{const_cast<void*>(buf), len};
+  iovec remote{reinterpret_cast<void*>(addr), len};
+  return process_vm_writev(tid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(len);
 }
 
 void NotifiedSleeps::close_mem_files() {
@@ -175,8 +204,9 @@ bool NotifiedSleeps::take_one(int fd, TreeWatch* watch) {
   const pid_t tid = static_cast<pid_t>(req->pid);
   const uint64_t id = req->id;
   const __u64* a = req->data.args;  // clock, flags, request, remainder
-  if (req->data.nr != SYS_clock_nanosleep) {
-    send(fd, id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);  // not a call of the notify filter's
+  const bool epoll = req->data.nr == SYS_epoll_pwait || req->data.nr == SYS_epoll_wait;
+  if (req->data.nr != SYS_clock_nanosleep && !epoll) {
+    send(fd, id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);  // not a call of the notify filters'
     return false;
   }
   // The same sleep again: the kernel restarted it after a signal that no handler took (or that
@@ -201,6 +231,7 @@ bool NotifiedSleeps::take_one(int fd, TreeWatch* watch) {
     drop(index);
   }
   const pid_t pid = process_of(tid);
+  if (epoll) return take_epoll(fd, id, pid, tid, a, quiet, watch);
   const int64_t d = read_timespec(pid, tid, a[2]);
   const clockid_t clock = static_cast<clockid_t>(a[0]);
   if (d < 0) {
@@ -222,49 +253,93 @@ bool NotifiedSleeps::take_one(int fd, TreeWatch* watch) {
     if (send(fd, id, 0, 0, 0)) ++answered_;  // no time to wait: returns at once, as it would
     return false;
   }
-  const uint32_t index = pid == 0 ? kNoSlot : claim_waiter_slot(seg_, pid, tid, abi::kNoProcess, false);
+  const uint32_t index = register_slot(pid, tid, deadline, abi::kReasonSleep, 0, realtime, shift);
   if (index == kNoSlot) {
-    if (pid != 0) fprintf(stderr, "vtime: waiter table full (%u slots)\n", abi::kWaiterSlots);
     send(fd, id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
     return false;
   }
+  keep(index, Sleep{fd, id, seg_.waiters[index].seq.load(std::memory_order_relaxed), tid, true, true, -1});
+  return still_pending(fd, id, index, quiet, watch);
+}
+
+uint32_t NotifiedSleeps::register_slot(pid_t pid, pid_t tid, int64_t deadline, uint32_t reason, uint32_t flags,
+                                       bool realtime, int64_t shift) {
+  const uint32_t index = pid == 0 ? kNoSlot : claim_waiter_slot(seg_, pid, tid, abi::kNoProcess, false);
+  if (index == kNoSlot) {
+    if (pid != 0) fprintf(stderr, "vtime: waiter table full (%u slots)\n", abi::kWaiterSlots);
+    return kNoSlot;
+  }
   auto& s = seg_.waiters[index];
   s.deadline.store(deadline, std::memory_order_relaxed);
-  s.reason.store(abi::kReasonSleep, std::memory_order_relaxed);
+  s.reason.store(reason, std::memory_order_relaxed);
   s.wake_kind.store(abi::kWakeTracer, std::memory_order_relaxed);
   const uint64_t seq = seg_.header.next_seq.fetch_add(1, std::memory_order_relaxed);
   s.seq.store(seq, std::memory_order_relaxed);
   mark_realtime(s, realtime, shift);
-  s.tracer_flags.store(abi::kTracerNotify, std::memory_order_relaxed);
+  s.tracer_flags.store(abi::kTracerNotify | flags, std::memory_order_relaxed);
   s.state.store(abi::kWaiting, std::memory_order_release);
   settle_realtime(seg_, s);  // a set meanwhile (through the shim) moved no slot of this one
+  VTIME_LOGF("controller", LogLevel::kDebug, "tid %d waits until %lld (wait %llu, slot %u)", static_cast<int>(tid),
+             static_cast<long long>(deadline), static_cast<unsigned long long>(seq), index);
+  return index;
+}
+
+void NotifiedSleeps::keep(uint32_t index, const Sleep& sl) {
   if (sleeps_.size() <= index) sleeps_.resize(index + 1);
-  sleeps_[index] = Sleep{fd, id, seq, tid, true, true};
+  sleeps_[index] = sl;
   ++in_flight_;
-  slot_of_tid_[tid] = index;
+  slot_of_tid_[sl.tid] = index;
+  if (sl.copy >= 0) {
+    ++copies_[static_cast<size_t>(sl.copy)].waits;
+    ++epoll_waits_;
+  }
+}
+
+bool NotifiedSleeps::still_pending(int fd, uint64_t id, uint32_t index, const std::optional<uint64_t>& quiet,
+                                   TreeWatch* watch) {
   // Still waiting in the kernel now that the slot is there (the kernel count says so when no
-  // thread of the tree ran since before the notification was taken, else the kernel)? Then a signal that ends the wait from
-  // here on stops the thread for the tracer after this check (the kernel's lock orders the two),
-  // and the tracer finds the slot. If the wait is gone already (a signal), the tracer may have
-  // looked before the slot existed: the slot goes, and if the kernel restarts the call it is
-  // registered anew, with the same deadline (the clock has not moved: every notification is taken
-  // before it does).
+  // thread of the tree ran since before the notification was taken, else the kernel)? Then a
+  // signal that ends the wait from here on stops the thread for the tracer after this check (the
+  // kernel's lock orders the two), and the tracer finds the slot. If the wait is gone already (a
+  // signal), the tracer may have looked before the slot existed: the slot goes, and if the kernel
+  // restarts the call it is registered anew, with the same deadline (the clock has not moved:
+  // every notification is taken before it does).
   bool still = false;
   if (quiet) {
     const TreeWatch::Counts c = watch->counts();
     still = c.active == 0 && c.generation == *quiet;
   }
-  if (!still && ioctl(fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) {
-    free_if(s, abi::kWaiting);
-    drop(index);
+  if (still || ioctl(fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0) return true;
+  free_if(seg_.waiters[index], abi::kWaiting);
+  drop(index);
+  return false;
+}
+
+bool NotifiedSleeps::take_epoll(int fd, uint64_t id, pid_t pid, pid_t tid, const __u64* a,
+                                const std::optional<uint64_t>& quiet, TreeWatch* watch) {
+  // epoll_wait / epoll_pwait: descriptor, events, maxevents, timeout in ms (> 0: the filter).
+  const int epfd = static_cast<int>(a[0]);
+  const int ms = static_cast<int>(a[3]);
+  const int copy = pid == 0 ? -1 : copy_of(pid, epfd);
+  const int64_t now = Session::read_clock(seg_.header.clock).ns();
+  const uint32_t index = copy < 0 ? kNoSlot
+                                  : register_slot(pid, tid, now + static_cast<int64_t>(ms) * 1000000, abi::kReasonEpoll,
+                                                  abi::kTracerAnyThread, false, 0);
+  if (index == kNoSlot) {
+    send(fd, id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);  // runs as it is, with its real timeout
     return false;
   }
-  VTIME_LOGF("controller", LogLevel::kDebug, "tid %d sleeps until %lld (wait %llu, slot %u)", static_cast<int>(tid),
-             static_cast<long long>(deadline), static_cast<unsigned long long>(seq), index);
+  keep(index, Sleep{fd, id, seg_.waiters[index].seq.load(std::memory_order_relaxed), tid, true, true, copy, pid, a[1],
+                    static_cast<int>(a[2])});
+  if (!still_pending(fd, id, index, quiet, watch)) return false;
+  // Ready already (events came before the call): take()'s look at the copies lets it run, and
+  // so does the watcher, to which arming reports it.
+  arm(static_cast<size_t>(copy));
   return true;
 }
 
 NotifiedSleeps::Answer NotifiedSleeps::answer(uint32_t index) {
+  std::lock_guard<std::mutex> lock(mu_);
   Sleep* sl = sleep_at(index);
   if (!sl) return Answer::kUnknown;
   if (!sl->pending || !send(sl->fd, sl->id, 0, 0, 0)) {
@@ -277,8 +352,135 @@ NotifiedSleeps::Answer NotifiedSleeps::answer(uint32_t index) {
 }
 
 void NotifiedSleeps::drop(uint32_t index) {
-  sleeps_[index].used = false;
+  Sleep& sl = sleeps_[index];
+  sl.used = false;
   --in_flight_;
+  if (sl.copy >= 0) {
+    --copies_[static_cast<size_t>(sl.copy)].waits;
+    --epoll_waits_;
+  }
+}
+
+int NotifiedSleeps::copy_of(pid_t pid, int prog_fd) {
+  size_t free_entry = copies_.size();
+  for (size_t i = 0; i < copies_.size(); ++i) {
+    if (copies_[i].fd >= 0 && copies_[i].pid == pid && copies_[i].prog_fd == prog_fd) return static_cast<int>(i);
+    if (copies_[i].fd < 0) free_entry = std::min(free_entry, i);
+  }
+  if (copies_look_ < 0) {
+    copies_look_ = epoll_create1(EPOLL_CLOEXEC);
+    copies_watch_ = epoll_create1(EPOLL_CLOEXEC);
+    stop_ = eventfd(0, EFD_CLOEXEC);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = UINT64_MAX;
+    if (copies_look_ < 0 || copies_watch_ < 0 || stop_ < 0 || epoll_ctl(copies_watch_, EPOLL_CTL_ADD, stop_, &ev) != 0) return -1;
+    watcher_ = std::thread([this] { watch_copies(); });
+  }
+  if (copies_look_ < 0 || copies_watch_ < 0 || stop_ < 0) return -1;
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) return -1;
+  const int fd = static_cast<int>(syscall(SYS_pidfd_getfd, pidfd, prog_fd, 0));
+  close(pidfd);
+  if (fd < 0) return -1;
+  epoll_event look{};
+  look.events = EPOLLIN;
+  look.data.u64 = free_entry;
+  epoll_event watch = look;
+  watch.events = EPOLLONESHOT;  // disarmed: armed by each wait (arm), not woken by the program's own polls
+  // Not an epoll descriptor (the filter lets any epoll_wait through): EINVAL here.
+  if (epoll_ctl(copies_look_, EPOLL_CTL_ADD, fd, &look) != 0 || epoll_ctl(copies_watch_, EPOLL_CTL_ADD, fd, &watch) != 0) {
+    close(fd);
+    return -1;
+  }
+  if (free_entry == copies_.size()) copies_.emplace_back();
+  copies_[free_entry] = Copy{pid, prog_fd, fd, 0};
+  return static_cast<int>(free_entry);
+}
+
+bool NotifiedSleeps::release_copy(size_t i, int* waking) {
+  bool released = false;
+  for (uint32_t index = 0; index < sleeps_.size() && copies_[i].waits != 0; ++index) {
+    Sleep& sl = sleeps_[index];
+    if (!sl.used || sl.copy != static_cast<int>(i) || !sl.pending) continue;
+    auto& s = seg_.waiters[index];
+    if (s.tid.load(std::memory_order_acquire) != sl.tid || s.seq.load(std::memory_order_acquire) != sl.seq) continue;
+    uint32_t waiting = abi::kWaiting;
+    if (!s.state.compare_exchange_strong(waiting, abi::kClaimed, std::memory_order_acq_rel)) {
+      // The controller's advance is looking at it (only its own thread makes a slot Waking, and
+      // it answers a due wait under mu_): the watcher tries again once that is settled.
+      if (waiting == abi::kWaking && waking) *waking = static_cast<int>(index);
+      continue;
+    }
+    // The call's own work, on the same open epoll: its events (those its set holds now, as the
+    // kernel would give them), written where the call asked for them. Letting the call run
+    // instead (SECCOMP_USER_NOTIF_FLAG_CONTINUE) would make it wait with its real timeout if
+    // another thread took the events first (Go polls without blocking after a stop-the-world).
+    epoll_event got[128];
+    const int n = epoll_wait(copies_[i].fd, got, std::clamp(sl.maxevents, 1, 128), 0);
+    const bool written = n > 0 && write_mem(sl.pid, sl.tid, sl.events, got, sizeof(epoll_event) * static_cast<size_t>(n));
+    // None left (taken meanwhile): EINTR, after which Go's poller works out its timeout anew.
+    if (written ? send(sl.fd, sl.id, n, 0, 0) : send(sl.fd, sl.id, 0, n > 0 ? -EFAULT : -EINTR, 0)) ++answered_;
+    VTIME_LOGF("controller", LogLevel::kDebug, "tid %d: its epoll descriptor is ready, %d events (slot %u)",
+               static_cast<int>(sl.tid), n, index);
+    free_slot(s);
+    drop(index);
+    released = true;
+  }
+  return released;
+}
+
+void NotifiedSleeps::arm(size_t i) {
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLONESHOT;
+  ev.data.u64 = i;
+  epoll_ctl(copies_watch_, EPOLL_CTL_MOD, copies_[i].fd, &ev);
+}
+
+bool NotifiedSleeps::release_ready() {
+  bool released = false;
+  epoll_event ev[16];
+  const int n = epoll_wait(copies_look_, ev, 16, 0);
+  for (int k = 0; k < n; ++k) {
+    const size_t i = static_cast<size_t>(ev[k].data.u64);
+    if (i < copies_.size() && copies_[i].waits != 0) released = release_copy(i, nullptr) || released;
+  }
+  return released;
+}
+
+void NotifiedSleeps::watch_copies() {
+  for (;;) {
+    epoll_event ev[16];
+    const int n = epoll_wait(copies_watch_, ev, 16, -1);
+    if (n < 0 && errno != EINTR) return;
+    bool released = false;
+    for (bool again = true; again;) {
+      again = false;
+      int waking = -1;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        for (int k = 0; k < n; ++k) {
+          if (ev[k].data.u64 == UINT64_MAX) return;  // the destructor's
+          const size_t i = static_cast<size_t>(ev[k].data.u64);
+          if (i < copies_.size() && copies_[i].waits != 0) released = release_copy(i, &waking) || released;
+        }
+      }
+      // A wait the controller was deciding on: due (it answers it) or not (it runs now).
+      if (waking >= 0) again = settle_waking(seg_.waiters[waking]) == abi::kWaiting;
+    }
+    // Whatever the controller waits for, the released thread now runs.
+    if (released) notify_activity(seg_);
+  }
+}
+
+void NotifiedSleeps::close_copies(bool all) {
+  for (Copy& c : copies_) {
+    if (c.fd < 0 || (!all && c.waits != 0)) continue;
+    if (copies_look_ >= 0) epoll_ctl(copies_look_, EPOLL_CTL_DEL, c.fd, nullptr);
+    if (copies_watch_ >= 0) epoll_ctl(copies_watch_, EPOLL_CTL_DEL, c.fd, nullptr);
+    close(c.fd);
+    c = Copy{};
+  }
 }
 
 void NotifiedSleeps::free_if(abi::WaiterSlot& s, uint32_t from) {
@@ -299,7 +501,10 @@ void NotifiedSleeps::forget_ended() {
 }
 
 void NotifiedSleeps::threads_exited() {
+  std::lock_guard<std::mutex> lock(mu_);
   process_of_.clear();
+  // A copy names a process by pid and descriptor number, both of which may come back as others.
+  close_copies(false);
   // Only the entries of sleeps in flight stay: a thread id may come back in another process.
   for (auto it = slot_of_tid_.begin(); it != slot_of_tid_.end();) {
     const Sleep* sl = sleep_at(it->second);

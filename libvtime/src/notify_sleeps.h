@@ -18,9 +18,13 @@
 
 #include <vtime/abi.h>
 
+#include <linux/types.h>
 #include <sys/types.h>
 
 #include <cstdint>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -52,7 +56,10 @@ class NotifiedSleeps {
   enum class Answer { kAnswered, kGone, kUnknown };
   Answer answer(uint32_t index);
   bool active() const { return !listeners_.empty(); }
-  uint64_t answered() const { return answered_; }
+  uint64_t answered() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return answered_;
+  }
   // Threads of the tree exited: their ids may come back in other processes.
   void threads_exited();
 
@@ -69,11 +76,48 @@ class NotifiedSleeps {
     pid_t tid = 0;
     bool pending = false;  // a notification waits for the answer
     bool used = false;     // a sleep in flight: the rest is meaningful
+    int copy = -1;         // an epoll wait: its descriptor's copy, an index in copies_
+    pid_t pid = 0;         // an epoll wait's process, its events array, its size
+    uint64_t events = 0;
+    int maxevents = 0;
+  };
+  // A Go image's epoll descriptor (number `prog_fd` in process `pid`) through the controller's own
+  // copy of it (pidfd_getfd: the same open epoll), which is readable when the program's epoll set
+  // has events, without taking them (a nested epoll).
+  struct Copy {
+    pid_t pid = 0;
+    int prog_fd = -1;
+    int fd = -1;         // -1: a free entry
+    uint32_t waits = 0;  // epoll waits in flight on it
   };
 
   void adopt(TreeWatch* watch);
   void retire(size_t i);
   bool take_one(int fd, TreeWatch* watch);
+  // Registers a Waiting slot of ours (kTracerNotify | `flags`) for thread `tid` of process `pid`;
+  // kNoSlot if there is none.
+  uint32_t register_slot(pid_t pid, pid_t tid, int64_t deadline, uint32_t reason, uint32_t flags, bool realtime,
+                         int64_t shift);
+  void keep(uint32_t index, const Sleep& sl);
+  // After registering: the notification still pending (see take_one)? If not, the slot goes.
+  bool still_pending(int fd, uint64_t id, uint32_t index, const std::optional<uint64_t>& quiet, TreeWatch* watch);
+  // A Go poller's epoll wait (its arguments `a`): a slot with its deadline, and its descriptor
+  // watched; once the descriptor is ready the controller takes the events for it
+  // (release_copy), and at the deadline the call returns 0.
+  bool take_epoll(int fd, uint64_t id, pid_t pid, pid_t tid, const __u64* a, const std::optional<uint64_t>& quiet,
+                  TreeWatch* watch);
+  int copy_of(pid_t pid, int prog_fd);
+  // The watcher hears of copy `i`'s readiness once (EPOLLONESHOT), from now.
+  void arm(size_t i);
+  // The epoll waits on copy `i` run: its descriptor is ready. True if one did. A wait whose slot
+  // the controller is deciding on (Waking) is left, its index in *waking.
+  bool release_copy(size_t i, int* waking);
+  // Releases the waits of every ready copy (a look that does not block): true if one ran.
+  bool release_ready();
+  // The watcher thread: releases the waits of a copy as soon as it is ready, wherever the
+  // controller waits, and wakes it (a wait on the program's activity does not see descriptors).
+  void watch_copies();
+  void close_copies(bool all);
   // Drops the sleeps whose slot moved on (the tracer ended it, its thread died); frees the slots
   // the tracer ended.
   void forget_ended();
@@ -89,6 +133,10 @@ class NotifiedSleeps {
   // unreadable or invalid (the kernel answers EFAULT or EINVAL itself).
   int64_t read_timespec(pid_t pid, pid_t tid, uint64_t addr);
   void close_mem_files();
+  // The /proc/<pid>/mem of process `pid`, opened on first use (-1 if it cannot be).
+  int mem_file(pid_t pid);
+  // Writes `len` bytes at `addr` in thread `tid` of process `pid`.
+  bool write_mem(pid_t pid, pid_t tid, uint64_t addr, const void* buf, size_t len);
 
   abi::Segment& seg_;
   std::vector<Listener> listeners_;
@@ -105,6 +153,17 @@ class NotifiedSleeps {
   std::unordered_map<pid_t, int> mem_of_;
   std::vector<char> request_;  // a struct seccomp_notif as this kernel sizes it
   uint64_t answered_ = 0;
+  // Epoll waits: the copies, one epoll set the controller looks at without blocking (level-
+  // triggered: a ready copy stays reported until the program takes its events) and one the
+  // watcher thread blocks on (one report per arming), with an eventfd that stops it. The watcher and
+  // the controller's thread share everything above under mu_.
+  std::vector<Copy> copies_;
+  uint32_t epoll_waits_ = 0;
+  int copies_look_ = -1;
+  int copies_watch_ = -1;
+  int stop_ = -1;
+  std::thread watcher_;
+  std::mutex mu_;
 };
 
 }  // namespace vtime::detail

@@ -342,6 +342,30 @@ constexpr sock_filter kNotify[kNotifyLen] = {
     /* 10 kNotifyUser */ stmt(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
 };
 
+// The notify filter of a Go image (notify_filter(go)): its poller's epoll waits with a timeout
+// (epoll_pwait with no signal mask, as Go makes them, or epoll_wait) go to the controller, which
+// answers 0 at the deadline or lets the call run once the epoll descriptor is ready. Go's sleeps
+// (nanosleep: its runtime's housekeeping) stay the tracer's.
+enum : uint8_t { kGoEpollTimeout = 9, kGoAllow = 12, kGoUser = 13, kGoLen = 14 };
+constexpr sock_filter kNotifyGo[kGoLen] = {
+    /* 0 */ stmt(kLd, kArchOff),
+    /* 1 */ jump(1, BPF_JEQ, AUDIT_ARCH_X86_64, 2, kGoAllow),
+    /* 2 */ stmt(kLd, kNrOff),
+    /* 3 */ jump(3, BPF_JEQ, SYS_epoll_wait, kGoEpollTimeout, 4),
+    /* 4 */ jump(4, BPF_JEQ, SYS_epoll_pwait, 5, kGoAllow),
+    // epoll_pwait: only with no signal mask (argument 4 NULL).
+    /* 5 */ stmt(kLd, arg_lo(4)),
+    /* 6 */ jump(6, BPF_JEQ, 0, 7, kGoAllow),
+    /* 7 */ stmt(kLd, arg_hi(4)),
+    /* 8 */ jump(8, BPF_JEQ, 0, kGoEpollTimeout, kGoAllow),
+    // An int timeout in ms in argument 3: only > 0 is a timed wait.
+    /* 9 kGoEpollTimeout */ stmt(kLd, arg_lo(3)),
+    /* 10 */ jump(10, BPF_JSET, 0x80000000u, kGoAllow, 11),
+    /* 11 */ jump(11, BPF_JEQ, 0, kGoAllow, kGoUser),
+    /* 12 kGoAllow */ stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    /* 13 kGoUser */ stmt(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+};
+
 long install_filter(const sock_filter* filter, uint16_t len) {
   sock_fprog prog{len, const_cast<sock_filter*>(filter)};
   return raw_syscall6(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, reinterpret_cast<long>(&prog), 0, 0, 0);
@@ -368,9 +392,9 @@ int install_trace_filter(uint32_t serial) {
   return r == 0 ? 0 : static_cast<int>(-r);
 }
 
-const sock_filter* notify_filter(uint16_t* len) {
-  *len = kNotifyLen;
-  return kNotify;
+const sock_filter* notify_filter(uint16_t* len, bool go) {
+  *len = go ? uint16_t{kGoLen} : uint16_t{kNotifyLen};
+  return go ? kNotifyGo : kNotify;
 }
 
 bool install_clock_guard() {

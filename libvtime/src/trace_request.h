@@ -54,8 +54,10 @@ bool install_clock_guard();
 // The notify filter (abi::kTracerNotify, docs/tracer.md "Notified sleeps"): clock_nanosleep on
 // CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_TAI goes to the controller
 // (SECCOMP_RET_USER_NOTIF), every other call is left to the filters below. The tracer installs it
-// (with a listener) in a traced image at its exec stop. Its `*len` instructions.
-const sock_filter* notify_filter(uint16_t* len);
+// (with a listener) in a traced image at its exec stop. Its `*len` instructions. A Go image's
+// (`go`) hands over its poller's epoll waits with a timeout instead (Go never calls
+// clock_nanosleep; its nanosleep is its runtime's housekeeping).
+const sock_filter* notify_filter(uint16_t* len, bool go = false);
 
 // The notify filter's listener asks the kernel to run the thread it answers on the answering cpu
 // (Linux 6.6): without it, every answer to a sleeping thread on another vCPU costs a cross-cpu

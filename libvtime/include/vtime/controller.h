@@ -56,7 +56,8 @@ struct ControllerStats {
   // Busy stretches in which the `calls` model let the clock run with real time (the tree computed
   // past the busy limit with timed waits pending): each makes the run depend on real time.
   uint64_t busy_flows = 0;
-  // Sleeps of traced images answered by the controller itself (docs/tracer.md "Notified sleeps").
+  // Waits of traced images answered by the controller itself (docs/tracer.md "Notified sleeps"):
+  // sleeps, Go's timed epoll waits.
   uint64_t notified = 0;
 };
 
