@@ -20,10 +20,12 @@
 #include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <iterator>
 #include <cerrno>
@@ -43,6 +45,19 @@ int notify_slot_of(const abi::Segment& seg, pid_t tid) {
     if ((st == abi::kWaiting || st == abi::kWoken || st == abi::kWaking) && s.tid.load(std::memory_order_relaxed) == tid &&
         s.wake_kind.load(std::memory_order_relaxed) == abi::kWakeTracer &&
         (s.tracer_flags.load(std::memory_order_relaxed) & abi::kTracerNotify) != 0) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+// The slot of thread `tid`'s notified epoll wait whose events the controller took (or is taking)
+// for it (abi::kTracerAnswered), or -1.
+int answered_slot_of(const abi::Segment& seg, pid_t tid) {
+  for (uint32_t i = 0, n = detail::waiter_limit(seg); i < n; ++i) {
+    const auto& s = seg.waiters[i];
+    if (s.state.load(std::memory_order_acquire) == abi::kClaimed && s.tid.load(std::memory_order_relaxed) == tid &&
+        (s.tracer_flags.load(std::memory_order_acquire) & (abi::kTracerAnswering | abi::kTracerAnswered)) != 0) {
       return static_cast<int>(i);
     }
   }
@@ -128,8 +143,24 @@ bool Tracer::note_signal_in_notify_sleep(pid_t tid) {
   if (!get_regs(tid, r) || static_cast<long>(r.rax) != -kErestartsys) return false;
   const long nr = static_cast<long>(r.orig_rax);
   if (nr == SYS_epoll_pwait || nr == SYS_epoll_wait) {
-    // A Go poller's notified epoll wait (the kernel's own returns -EINTR): EINTR, as epoll gives
-    // after any signal, and the wait is over.
+    // A Go poller's notified epoll wait (the kernel's own returns -EINTR). If the controller took
+    // its events (the kernel dropped its answer, which the signal beat), the call returns them:
+    // they are in the thread's array already, and taken from the epoll set.
+    if (const int i = answered_slot_of(seg_, tid); i >= 0) {
+      auto& s = seg_.waiters[i];
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+      while ((s.tracer_flags.load(std::memory_order_acquire) & abi::kTracerAnswering) != 0 &&
+             std::chrono::steady_clock::now() < give_up) {
+        sched_yield();  // the controller's watcher, a few instructions from done
+      }
+      if ((s.tracer_flags.fetch_and(~abi::kTracerAnswered, std::memory_order_acq_rel) & abi::kTracerAnswered) != 0) {
+        r.rax = static_cast<unsigned long long>(s.deadline.load(std::memory_order_relaxed));
+        set_regs(tid, r);
+        detail::notify_activity(seg_);  // the controller frees the slot
+        return false;
+      }
+    }
+    // Else EINTR, as epoll gives after any signal, and the wait is over.
     r.rax = static_cast<unsigned long long>(-EINTR);
     set_regs(tid, r);
     if (const int i = notify_slot_of(seg_, tid); i >= 0) {

@@ -416,15 +416,30 @@ bool NotifiedSleeps::release_copy(size_t i, int* waking) {
     // kernel would give them), written where the call asked for them. Letting the call run
     // instead (SECCOMP_USER_NOTIF_FLAG_CONTINUE) would make it wait with its real timeout if
     // another thread took the events first (Go polls without blocking after a stop-the-world).
+    // Marked first (abi::kTracerAnswered): a signal may end the wait meanwhile.
+    s.tracer_flags.fetch_or(abi::kTracerAnswering, std::memory_order_seq_cst);
     epoll_event got[128];
     const int n = epoll_wait(copies_[i].fd, got, std::clamp(sl.maxevents, 1, 128), 0);
     const bool written = n > 0 && write_mem(sl.pid, sl.tid, sl.events, got, sizeof(epoll_event) * static_cast<size_t>(n));
+    if (written) {
+      s.deadline.store(n, std::memory_order_relaxed);
+      s.tracer_flags.fetch_or(abi::kTracerAnswered, std::memory_order_seq_cst);
+    }
+    s.tracer_flags.fetch_and(~abi::kTracerAnswering, std::memory_order_seq_cst);
     // None left (taken meanwhile): EINTR, after which Go's poller works out its timeout anew.
     if (written ? send(sl.fd, sl.id, n, 0, 0) : send(sl.fd, sl.id, 0, n > 0 ? -EFAULT : -EINTR, 0)) ++answered_;
     VTIME_LOGF("controller", LogLevel::kDebug, "tid %d: its epoll descriptor is ready, %d events (slot %u)",
                static_cast<int>(sl.tid), n, index);
-    free_slot(s);
-    drop(index);
+    if (written) {
+      sl.pending = false;
+      sl.answered = true;  // kept, Claimed: freed at the thread's next notification
+      --copies_[i].waits;
+      --epoll_waits_;
+      sl.copy = -1;
+    } else {
+      free_slot(s);
+      drop(index);
+    }
     released = true;
   }
   return released;
@@ -495,6 +510,9 @@ void NotifiedSleeps::forget_ended() {
     const uint32_t st = s.state.load(std::memory_order_acquire);
     const bool ours = s.tid.load() == sl.tid && s.seq.load() == sl.seq;
     if (ours && (st == abi::kWaiting || st == abi::kWoken)) continue;
+    // An answered epoll wait keeps its mark until the thread's next notification (take_one), or
+    // until the tracer used it.
+    if (ours && sl.answered && (s.tracer_flags.load(std::memory_order_acquire) & abi::kTracerAnswered) != 0) continue;
     if (ours && st == abi::kClaimed) free_slot(s);  // the tracer ended it (a handler ran)
     drop(i);
   }
@@ -505,6 +523,14 @@ void NotifiedSleeps::threads_exited() {
   process_of_.clear();
   // A copy names a process by pid and descriptor number, both of which may come back as others.
   close_copies(false);
+  // The marks of answered epoll waits whose thread is gone.
+  for (uint32_t i = 0; i < sleeps_.size(); ++i) {
+    const Sleep& sl = sleeps_[i];
+    if (!sl.used || !sl.answered || syscall(SYS_tgkill, sl.pid, sl.tid, 0) == 0) continue;
+    auto& s = seg_.waiters[i];
+    if (s.tid.load() == sl.tid && s.seq.load() == sl.seq && s.state.load(std::memory_order_acquire) == abi::kClaimed) free_slot(s);
+    drop(i);
+  }
   // Only the entries of sleeps in flight stay: a thread id may come back in another process.
   for (auto it = slot_of_tid_.begin(); it != slot_of_tid_.end();) {
     const Sleep* sl = sleep_at(it->second);

@@ -80,6 +80,7 @@ class NotifiedSleeps {
     pid_t pid = 0;         // an epoll wait's process, its events array, its size
     uint64_t events = 0;
     int maxevents = 0;
+    bool answered = false;  // an epoll wait answered with events: its slot kept (kTracerAnswered)
   };
   // A Go image's epoll descriptor (number `prog_fd` in process `pid`) through the controller's own
   // copy of it (pidfd_getfd: the same open epoll), which is readable when the program's epoll set

@@ -126,6 +126,13 @@ inline constexpr uint32_t kTracerDirect = 16;
 // handler ran: the kernel restarts it, the controller keeps the deadline) or another one (the
 // tracer ends the slot).
 inline constexpr uint32_t kTracerNotify = 32;
+// A notified epoll wait whose events the controller took for it (libvtime/src/notify_sleeps.h):
+// Answering while it takes and writes them, then Answered with their number in `deadline`; the
+// slot stays Claimed until the thread's next notification. A signal that ends the wait before
+// the kernel hands the answer over makes the kernel drop it: the tracer, at the signal's stop,
+// waits out Answering and makes the call return that number (else EINTR), so no event is lost.
+inline constexpr uint32_t kTracerAnswering = 64;
+inline constexpr uint32_t kTracerAnswered = 128;
 
 // The futex bitset a direct sleep of wait `seq` waits with (FUTEX_WAIT_BITSET), and the
 // controller wakes: a wake-up meant for one wait never ends the next wait on the same slot.
