@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -133,8 +134,9 @@ int run_exec(const ExecOptions& opts) {
   uint64_t reported_activity = 0;
   // wait_idle asks `exited` before each of its looks; a tree idle at the first look costs one
   // waitpid per advance, not three (a system call is ~1 us on a VM, a traced wait ~45 us).
+  const std::function<bool()> exited_fn(exited);  // made once: it would allocate per advance
   for (;;) {
-    if (ctl.wait_idle(exited) == IdleResult::kInterrupted) break;
+    if (ctl.wait_idle(exited_fn) == IdleResult::kInterrupted) break;
     auto next = ctl.next_deadline();
     if (!next && ctl.root_exited()) {
       // The root's exit is on its way to us (a traced one is reaped by the tracer first): never

@@ -945,6 +945,17 @@ struct Controller::Impl {
 
   // advance_to (one_process false) and advance_step (true).
   int advance(TimePoint t, bool one_process);
+  // advance's due waiters, kept between advances: no allocation per advance.
+  struct Due {
+    int64_t deadline;
+    uint64_t seq;
+    uint32_t index;
+    uint32_t process;
+    pid_t pid;
+    bool housekeeping;
+  };
+  std::vector<Due> due_buf;
+  std::vector<pid_t> pids_buf;
 
   // Whose turn comes first where processes are due or held together (the serial gate, the steps
   // of advance_step). Not the pid: pids wrap around, and children forked at one instant by
@@ -1464,15 +1475,8 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
   auto& h = m.seg.header;
   m.drop_ended_tracer_waits();
   set_clock_now(m.seg.header.clock, m.tsc, t);
-  struct Due {
-    int64_t deadline;
-    uint64_t seq;
-    uint32_t index;
-    uint32_t process;
-    pid_t pid;
-    bool housekeeping;
-  };
-  std::vector<Due> due;
+  std::vector<Due>& due = m.due_buf;
+  due.clear();
   for (uint32_t i = 0, n = detail::waiter_limit(m.seg); i < n; ++i) {
     auto& w = m.seg.waiters[i];
     if (w.state.load(std::memory_order_acquire) != abi::kWaiting) continue;
@@ -1484,7 +1488,8 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
   }
   // Of the due waiters `pick` keeps, the process whose turn comes first.
   auto first_turn_among = [&m](const std::vector<Due>& of, auto pick) {
-    std::vector<pid_t> pids;
+    std::vector<pid_t>& pids = m.pids_buf;
+    pids.clear();
     for (const Due& d : of) {
       if (pick(d)) pids.push_back(d.pid);
     }
