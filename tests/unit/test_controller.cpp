@@ -397,6 +397,65 @@ TEST(Controller, NotifiedSleepKeepsItsDeadlineWhenTheKernelRestartsIt) {
   EXPECT_EQ(ctl.stats().notified, 1u);
 }
 
+// A Go poller's timed epoll wait as a notified wait (docs/tracer.md), without the tracer or Go:
+// the child installs a Go image's notify filter itself, publishes its listener, and waits in
+// epoll_pwait for 10 s on an edge-triggered pipe, as Go's poller does. The controller takes it
+// (deadline 10 s). Then the pipe gets a byte while the test calls nothing of the controller's:
+// only its watcher thread can end the wait, with the event, at virtual 0 (the child reports it).
+// The child's second wait, 3 s with nothing coming, returns 0 at its deadline.
+TEST(Controller, NotifiedEpollWaitGetsItsEventAsSoonAsItsDescriptorIsReady) {
+  if (!detail::notify_sleeps_supported()) GTEST_SKIP() << "no synchronous seccomp listener on this kernel";
+  Session s = Session::create();
+  vtime::abi::Segment& seg = s.segment();
+  int data[2], report[2];
+  ASSERT_EQ(pipe(data), 0);
+  ASSERT_EQ(pipe(report), 0);
+  pid_t child = spawn(s, [&] {
+    int ep = epoll_create1(0);
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLET;
+    ev.data.u64 = 0x5eed;
+    if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, data[0], &ev) != 0) return 2;
+    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+    uint16_t len = 0;
+    const sock_filter* filter = detail::notify_filter(&len, true);
+    sock_fprog prog{len, const_cast<sock_filter*>(filter)};
+    long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+    if (fd < 0) return 3;
+    auto& l = seg.header.notify_listeners[0];
+    l.tracer_fd.store(static_cast<int32_t>(fd));
+    l.pid.store(getpid());
+    l.state.store(vtime::abi::kListenerHeld);
+    epoll_event got[8]{};
+    int n = static_cast<int>(syscall(SYS_epoll_pwait, ep, got, 8, 10000, nullptr, 8));
+    char r = n == 1 && got[0].data.u64 == 0x5eed && (got[0].events & EPOLLIN) != 0 ? 'e' : 'x';
+    if (write(report[1], &r, 1) != 1) return 4;
+    n = static_cast<int>(syscall(SYS_epoll_pwait, ep, got, 8, 3000, nullptr, 8));
+    return n == 0 ? 0 : 20 + n;
+  });
+  seg.header.tracer_pid.store(child);
+  Controller ctl(s, child, test_watch());
+  ctl.wait_idle(nullptr);
+  ASSERT_EQ(ctl.next_deadline(), TimePoint::origin() + seconds(10));
+  ASSERT_EQ(write(data[1], "x", 1), 1);
+  pollfd p{report[0], POLLIN, 0};
+  char r = 0;
+  const bool reported = poll(&p, 1, 10000) == 1 && read(report[0], &r, 1) == 1;
+  int status;
+  if (!reported) {
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+    FAIL() << "the ready descriptor did not end the wait (the controller was not looking)";
+  }
+  EXPECT_EQ(r, 'e') << "the wait did not return the pipe's event";
+  ctl.wait_idle(nullptr);
+  EXPECT_EQ(ctl.next_deadline(), TimePoint::origin() + seconds(3)) << "the second wait, from virtual 0";
+  EXPECT_EQ(ctl.advance_to(TimePoint::origin() + seconds(3)), 1);
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "exit " << WEXITSTATUS(status);
+  EXPECT_EQ(ctl.stats().notified, 2u);
+}
+
 TEST(Controller, ReclaimsTheSlotsOfAKilledProcess) {
   Session s = Session::create();
   pid_t child = spawn(s, [] {
