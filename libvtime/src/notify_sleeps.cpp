@@ -107,6 +107,9 @@ bool NotifiedSleeps::take(TreeWatch* watch) {
   std::lock_guard<std::mutex> lock(mu_);
   adopt(watch);
   if (listeners_.empty()) return false;
+  // Without the kernel count (given up: the /proc rule decides) no look hears of threads that
+  // exit, and a thread id may come back in another process: ask /proc every time.
+  if (!watch) process_of_.clear();
   if (in_flight_ != 0) forget_ended();
   bool changed = false;
   // Bounded: each round takes at least one notification or closes a listener.
