@@ -88,6 +88,7 @@ void NotifiedSleeps::adopt(TreeWatch* watch) {
     // A controller waiting for the tree to be quiet wakes for a notification too.
     if (watch) watch->wake_on(fd, true);
     listeners_.push_back({fd, i, watch});
+    taken_at_.reset();  // its notifications so far were never looked for
     l.state.store(abi::kListenerAdopted, std::memory_order_release);
     VTIME_LOGF("controller", LogLevel::kDebug, "adopted the sleep listener of pid %d", l.pid.load());
   }
@@ -101,6 +102,7 @@ void NotifiedSleeps::retire(size_t i) {
   // The tracer closes its copy and frees the entry.
   seg_.header.notify_listeners[l.entry].state.store(abi::kListenerClosed, std::memory_order_release);
   listeners_.erase(listeners_.begin() + static_cast<long>(i));
+  taken_at_.reset();
 }
 
 bool NotifiedSleeps::take(TreeWatch* watch) {
@@ -111,14 +113,36 @@ bool NotifiedSleeps::take(TreeWatch* watch) {
   // exit, and a thread id may come back in another process: ask /proc every time.
   if (!watch) process_of_.clear();
   if (in_flight_ != 0) forget_ended();
+  // The count's generation, read with no thread of the tree active, before any look below.
+  std::optional<uint64_t> start;
+  if (watch) {
+    const TreeWatch::Counts c = watch->counts();
+    if (c.active == 0) start = c.generation;
+  }
   bool changed = false;
+  bool all_taken = false;  // the last look found none left
   // Bounded: each round takes at least one notification or closes a listener.
   // A listener stays readable while it holds notifications: several threads of a process may
   // sleep at once, and each comes as its own.
   for (int round = 0; round < 256; ++round) {
     epoll_event ev[16];
     int n = epoll_wait(epoll_, ev, 16, 0);
-    if (n <= 0) break;
+    if (n <= 0) {
+      all_taken = n == 0;
+      break;
+    }
+    // One notification taken, and the count moved by exactly one thread waking and blocking
+    // since the last time every notification had been taken (no thread active at either end:
+    // each thread that ran since adds two, a birth or an exit one more): only that thread can
+    // have notified, once, and this was it. No second look (a system call per notified sleep).
+    if (round == 0 && n == 1 && (ev[0].events & EPOLLIN) != 0 && start && taken_at_ && *start == *taken_at_ + 2) {
+      if (std::find_if(listeners_.begin(), listeners_.end(), [&](const Listener& l) { return l.fd == ev[0].data.fd; }) !=
+          listeners_.end()) {
+        changed = take_one(ev[0].data.fd, watch) || changed;
+        all_taken = true;
+        break;
+      }
+    }
     for (int k = 0; k < n; ++k) {
       const int fd = ev[k].data.fd;
       auto it = std::find_if(listeners_.begin(), listeners_.end(), [&](const Listener& l) { return l.fd == fd; });
@@ -129,6 +153,12 @@ bool NotifiedSleeps::take(TreeWatch* watch) {
         retire(static_cast<size_t>(it - listeners_.begin()));  // no process uses the filter any more
       }
     }
+  }
+  // Every notification up to `start` is taken: the next take may rely on it.
+  if (all_taken && start) {
+    taken_at_ = start;
+  } else {
+    taken_at_.reset();
   }
   // A Go poller's wait whose descriptor is ready runs: the watcher may not have seen it yet, and
   // an idle decision must not (the thread that made it ready is why the tree was busy).

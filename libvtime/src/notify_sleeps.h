@@ -153,6 +153,9 @@ class NotifiedSleeps {
   // whose access check comes with every call (~0.5 us of a ~10 us notified sleep).
   std::unordered_map<pid_t, int> mem_of_;
   std::vector<char> request_;  // a struct seccomp_notif as this kernel sizes it
+  // The count's generation at the start of the last take() that took every notification
+  // pending then (no thread active): see take().
+  std::optional<uint64_t> taken_at_;
   uint64_t answered_ = 0;
   // Epoll waits: the copies, one epoll set the controller looks at without blocking (level-
   // triggered: a ready copy stays reported until the program takes its events) and one the
