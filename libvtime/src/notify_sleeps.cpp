@@ -12,6 +12,7 @@
 #include <vtime/tree_watch.h>
 
 #include <fcntl.h>
+#include <linux/kcmp.h>
 #include <linux/seccomp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -253,6 +254,9 @@ bool NotifiedSleeps::take_one(int fd, TreeWatch* watch) {
       sl.fd = fd;
       sl.id = id;
       sl.pending = true;
+      // An epoll wait's copy fired at most once since its last arming (EPOLLONESHOT), maybe
+      // while this call was on its way back: the watcher must hear of the descriptor again.
+      if (sl.copy >= 0 && st == abi::kWaiting) arm(static_cast<size_t>(sl.copy));
       if (st == abi::kWoken) {
         // Its deadline came while the call was on its way back.
         if (answer(index) == Answer::kAnswered) free_if(s, abi::kWoken);
@@ -397,8 +401,15 @@ void NotifiedSleeps::drop(uint32_t index) {
 int NotifiedSleeps::copy_of(pid_t pid, int prog_fd) {
   size_t free_entry = copies_.size();
   for (size_t i = 0; i < copies_.size(); ++i) {
-    if (copies_[i].fd >= 0 && copies_[i].pid == pid && copies_[i].prog_fd == prog_fd) return static_cast<int>(i);
-    if (copies_[i].fd < 0) free_entry = std::min(free_entry, i);
+    Copy& c = copies_[i];
+    if (c.fd >= 0 && c.pid == pid && c.prog_fd == prog_fd) {
+      // Still the same open epoll: the program may have closed it and got the number back for
+      // another one (a C library's epoll, opened and closed with its context).
+      if (syscall(SYS_kcmp, getpid(), pid, KCMP_FILE, c.fd, prog_fd) == 0) return static_cast<int>(i);
+      if (c.waits != 0) continue;  // waits of the old one still in flight: a new entry
+      close_copy(c);
+    }
+    if (c.fd < 0) free_entry = std::min(free_entry, i);
   }
   if (copies_look_ < 0) {
     copies_look_ = epoll_create1(EPOLL_CLOEXEC);
@@ -523,12 +534,15 @@ void NotifiedSleeps::watch_copies() {
 
 void NotifiedSleeps::close_copies(bool all) {
   for (Copy& c : copies_) {
-    if (c.fd < 0 || (!all && c.waits != 0)) continue;
-    if (copies_look_ >= 0) epoll_ctl(copies_look_, EPOLL_CTL_DEL, c.fd, nullptr);
-    if (copies_watch_ >= 0) epoll_ctl(copies_watch_, EPOLL_CTL_DEL, c.fd, nullptr);
-    close(c.fd);
-    c = Copy{};
+    if (c.fd >= 0 && (all || c.waits == 0)) close_copy(c);
   }
+}
+
+void NotifiedSleeps::close_copy(Copy& c) {
+  if (copies_look_ >= 0) epoll_ctl(copies_look_, EPOLL_CTL_DEL, c.fd, nullptr);
+  if (copies_watch_ >= 0) epoll_ctl(copies_watch_, EPOLL_CTL_DEL, c.fd, nullptr);
+  close(c.fd);
+  c = Copy{};
 }
 
 void NotifiedSleeps::free_if(abi::WaiterSlot& s, uint32_t from) {

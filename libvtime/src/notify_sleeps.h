@@ -118,7 +118,8 @@ class NotifiedSleeps {
   // The watcher thread: releases the waits of a copy as soon as it is ready, wherever the
   // controller waits, and wakes it (a wait on the program's activity does not see descriptors).
   void watch_copies();
-  void close_copies(bool all);
+  void close_copies(bool all);  // those no wait uses, or all
+  void close_copy(Copy& c);
   // Drops the sleeps whose slot moved on (the tracer ended it, its thread died); frees the slots
   // the tracer ended.
   void forget_ended();

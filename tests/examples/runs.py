@@ -80,8 +80,10 @@ def run_vtime(vtime, sched_cmd, wl, scratch, tag):
     try:
         r = subprocess.run(cmd, cwd=scratch.dir, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                            timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        raise Failure("timed out after %s s: %s" % (TIMEOUT, shlex.join(cmd)))
+    except subprocess.TimeoutExpired as e:
+        # What vtime said before it was killed (a warning such as the kernel count given up).
+        err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
+        raise Failure("timed out after %s s: %s\nits stderr so far: %s" % (TIMEOUT, shlex.join(cmd), err[-2000:]))
     check(r.returncode == 0, "%s\nexited %d; stderr:\n%s" % (shlex.join(cmd), r.returncode, r.stderr.strip()))
     return read(prefix + "_jobs.csv")
 
