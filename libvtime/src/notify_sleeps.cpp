@@ -405,7 +405,9 @@ int NotifiedSleeps::copy_of(pid_t pid, int prog_fd) {
     if (c.fd >= 0 && c.pid == pid && c.prog_fd == prog_fd) {
       // Still the same open epoll: the program may have closed it and got the number back for
       // another one (a C library's epoll, opened and closed with its context).
-      if (syscall(SYS_kcmp, getpid(), pid, KCMP_FILE, c.fd, prog_fd) == 0) return static_cast<int>(i);
+      // (A kernel without kcmp, ENOSYS, cannot say: the copy is trusted as before.)
+      const long same = syscall(SYS_kcmp, getpid(), pid, KCMP_FILE, c.fd, prog_fd);
+      if (same == 0 || (same < 0 && errno == ENOSYS)) return static_cast<int>(i);
       if (c.waits != 0) continue;  // waits of the old one still in flight: a new entry
       close_copy(c);
     }
