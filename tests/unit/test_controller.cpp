@@ -342,6 +342,26 @@ TEST(Controller, NonIdleAdvanceNeverWakesAWaitArmedAfterItLooked) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+namespace {
+
+// In a child: installs the notify filter (a Go image's with `go`) and publishes its listener
+// where the tracer would, for the controller to adopt. False if the kernel refused the filter.
+bool publish_notify_listener(vtime::abi::Segment& seg, bool go) {
+  prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  uint16_t len = 0;
+  const sock_filter* filter = detail::notify_filter(&len, go);
+  sock_fprog prog{len, const_cast<sock_filter*>(filter)};
+  long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+  if (fd < 0) return false;
+  auto& l = seg.header.notify_listeners[0];
+  l.tracer_fd.store(static_cast<int32_t>(fd));
+  l.pid.store(getpid());
+  l.state.store(vtime::abi::kListenerHeld);
+  return true;
+}
+
+}  // namespace
+
 // A notified sleep (docs/tracer.md "Notified sleeps") without the tracer: the child installs the
 // notify filter itself and publishes its listener where the tracer would (the header's tracer pid
 // is the child's here). The controller takes the sleep (5 s) as a waiter slot; a stop and continue
@@ -353,16 +373,7 @@ TEST(Controller, NotifiedSleepKeepsItsDeadlineWhenTheKernelRestartsIt) {
   Session s = Session::create();
   vtime::abi::Segment& seg = s.segment();
   pid_t child = spawn(s, [&] {
-    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-    uint16_t len = 0;
-    const sock_filter* filter = detail::notify_filter(&len);
-    sock_fprog prog{len, const_cast<sock_filter*>(filter)};
-    long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
-    if (fd < 0) return 2;
-    auto& l = seg.header.notify_listeners[0];
-    l.tracer_fd.store(static_cast<int32_t>(fd));
-    l.pid.store(getpid());
-    l.state.store(vtime::abi::kListenerHeld);
+    if (!publish_notify_listener(seg, false)) return 2;
     timespec d{5, 0};
     int r = clock_nanosleep(CLOCK_MONOTONIC, 0, &d, nullptr);
     return r == 0 ? 0 : 10 + r;
@@ -416,16 +427,7 @@ TEST(Controller, NotifiedEpollWaitGetsItsEventAsSoonAsItsDescriptorIsReady) {
     ev.events = EPOLLIN | EPOLLET;
     ev.data.u64 = 0x5eed;
     if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, data[0], &ev) != 0) return 2;
-    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-    uint16_t len = 0;
-    const sock_filter* filter = detail::notify_filter(&len, true);
-    sock_fprog prog{len, const_cast<sock_filter*>(filter)};
-    long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
-    if (fd < 0) return 3;
-    auto& l = seg.header.notify_listeners[0];
-    l.tracer_fd.store(static_cast<int32_t>(fd));
-    l.pid.store(getpid());
-    l.state.store(vtime::abi::kListenerHeld);
+    if (!publish_notify_listener(seg, true)) return 3;
     epoll_event got[8]{};
     int n = static_cast<int>(syscall(SYS_epoll_pwait, ep, got, 8, 10000, nullptr, 8));
     char r = n == 1 && got[0].data.u64 == 0x5eed && (got[0].events & EPOLLIN) != 0 ? 'e' : 'x';
