@@ -122,6 +122,7 @@ bool NotifiedSleeps::take(TreeWatch* watch) {
   }
   bool changed = false;
   bool all_taken = false;  // the last look found none left
+  int took = 0;             // notifications taken
   // Bounded: each round takes at least one notification or closes a listener.
   // A listener stays readable while it holds notifications: several threads of a process may
   // sleep at once, and each comes as its own.
@@ -132,27 +133,24 @@ bool NotifiedSleeps::take(TreeWatch* watch) {
       all_taken = n == 0;
       break;
     }
-    // One notification taken, and the count moved by exactly one thread waking and blocking
-    // since the last time every notification had been taken (no thread active at either end:
-    // each thread that ran since adds two, a birth or an exit one more): only that thread can
-    // have notified, once, and this was it. No second look (a system call per notified sleep).
-    if (round == 0 && n == 1 && (ev[0].events & EPOLLIN) != 0 && start && taken_at_ && *start == *taken_at_ + 2) {
-      if (std::find_if(listeners_.begin(), listeners_.end(), [&](const Listener& l) { return l.fd == ev[0].data.fd; }) !=
-          listeners_.end()) {
-        changed = take_one(ev[0].data.fd, watch) || changed;
-        all_taken = true;
-        break;
-      }
-    }
     for (int k = 0; k < n; ++k) {
       const int fd = ev[k].data.fd;
       auto it = std::find_if(listeners_.begin(), listeners_.end(), [&](const Listener& l) { return l.fd == fd; });
       if (it == listeners_.end()) continue;
       if ((ev[k].events & EPOLLIN) != 0) {
+        ++took;
         changed = take_one(fd, watch) || changed;
       } else if ((ev[k].events & (EPOLLHUP | EPOLLERR)) != 0) {
         retire(static_cast<size_t>(it - listeners_.begin()));  // no process uses the filter any more
       }
+    }
+    // One notification taken, and the count moved by exactly one thread waking and blocking
+    // since the last time every notification had been taken (no thread active at either end:
+    // each thread that ran since adds two, a birth or an exit one more): only that thread can
+    // have notified, once, and this was it. No second look (a system call per notified sleep).
+    if (round == 0 && took == 1 && n == 1 && start && taken_at_ && *start == *taken_at_ + 2) {
+      all_taken = true;
+      break;
     }
   }
   // Every notification up to `start` is taken: the next take may rely on it.
