@@ -201,6 +201,7 @@ int run_exec(const ExecOptions& opts) {
             cpu_model_name(opts.cpu.model));
     if (st.handovers) fprintf(stderr, ", %llu hand-overs", static_cast<unsigned long long>(st.handovers));
     if (st.notified) fprintf(stderr, ", %llu notified waits", static_cast<unsigned long long>(st.notified));
+    if (st.sysmon_nudges) fprintf(stderr, ", %llu sysmon nudges", static_cast<unsigned long long>(st.sysmon_nudges));
     if (st.busy_flows) {
       fprintf(stderr, " (the clock ran with real time in %llu busy stretches)", static_cast<unsigned long long>(st.busy_flows));
     }

@@ -495,6 +495,7 @@ void Tracer::on_call(pid_t tid) {
   auto& s = seg_.waiters[t.slot];
   detail::settle_waking(s);  // the previous wait's wake-up, if the controller is still at it
   unsigned long long r_orig_nr = r.orig_rax;  // before the rewrite
+  const unsigned long long r_rdi = r.rdi, r_rsp = r.rsp;
   Process& proc = processes_[t.pid];
   // A sleep waits on its slot's word where the process maps the segment, unless the serial gate
   // follows waits to their exit (abi::kTracerDirect).
@@ -516,12 +517,15 @@ void Tracer::on_call(pid_t tid) {
   s.seq.store(t.seq, std::memory_order_relaxed);
   // An absolute CLOCK_REALTIME deadline moves with a later set of the clock (settime.h).
   detail::mark_realtime(s, call->realtime_abs, call->realtime_shift);
-  // In a Go program, sleeps and timed futex waits are the runtime's own (sysmon, spinning
-  // threads); the program's timers wait in epoll_pwait (the network poller).
+  // In a Go program, timed futex waits are the runtime's own (sysmon's park, spinning threads),
+  // and so are the sleeps of its usleep (sysmon's 20 us to 10 ms), which passes its timespec at
+  // the stack pointer (`nanosleep(SP, 0)`, in every Go release since 1.5 on amd64); the program's
+  // timers wait in epoll_pwait (the network poller). A nanosleep the program makes itself
+  // (syscall.Nanosleep, x/sys/unix) has its timespec elsewhere: a wait of the program's own.
   long orig_nr = static_cast<long>(r_orig_nr);
   // The clock code's own sleeps pay the CPU-time model's debt: the program's time, not the runtime's.
   bool paying = proc.clock_code != 0 && r.rip >= proc.clock_code && r.rip < proc.clock_code + 4096;
-  bool housekeeping = proc.go && !paying && (orig_nr == SYS_nanosleep || orig_nr == SYS_futex);
+  bool housekeeping = proc.go && !paying && ((orig_nr == SYS_nanosleep && r_rdi == r_rsp) || orig_nr == SYS_futex);
   if (paying) s.reason.store(abi::kReasonCpu, std::memory_order_relaxed);
   s.tracer_flags.store((call->exit_tracked ? abi::kTracerExitTracked : 0) | (housekeeping ? abi::kTracerHousekeeping : 0) |
                            (proc.go ? abi::kTracerAnyThread : 0) | (call->direct ? abi::kTracerDirect : 0),

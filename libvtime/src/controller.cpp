@@ -934,6 +934,149 @@ struct Controller::Impl {
     if (before && quiet_point() == before) tracer_waits_checked = before;
   }
 
+  // Go keeps a goroutine's timers on its processor (P), and a goroutine in a blocking system call
+  // (wait4 under os/exec, a read of a blocking descriptor, a cgo call) keeps its P: only sysmon's
+  // next look hands that P over ("retake", at its second look at the call), and then a thread
+  // waits in the network poller until the earliest timer, a deadline that counts. Sysmon looks
+  // between sleeps of 20 us to 10 ms, which are housekeeping (they do not stop the clock): left
+  // alone, such a process's timers waited for another process's deadline (a 1.2 s context timeout
+  // on `sleep 5` fired at 5 s). So at an idle point, a process with no thread in its poller
+  // (has_poller_wait) and one holding a P in a blocking call (holds_processor) has its
+  // sysmon sleep ended early, at the same instant (Go's usleep ignores how long it slept): the P
+  // is retaken without time passing, and the timers fire at their deadlines, not at one of
+  // sysmon's instants (a race). Bounded per instant: with more than one P, sysmon retakes only
+  // after 10 ms of a call, so its sleeps then count as deadlines (idle_deadline). A cgo call
+  // blocked in a futex looks like the runtime's own wait: such a program's timers still wait
+  // (docs/tracer.md, limits).
+  bool nudge_sysmon() {
+    if (seg.header.traced.load(std::memory_order_acquire) == 0) return false;
+    const int64_t now = Session::read_clock(seg.header.clock).ns();
+    if (now != nudged_at) {
+      nudged_at = now;
+      nudges = 0;
+    }
+    if (nudges >= kNudgesPerInstant) return false;
+    bool any = false;
+    for (const Sysmon& s : needing_sysmon(abi::kNoDeadline)) {
+      auto& w = seg.waiters[s.index];
+      uint32_t expected = abi::kWaiting;
+      if (!w.state.compare_exchange_strong(expected, abi::kWaking, std::memory_order_seq_cst)) continue;
+      const bool same = w.seq.load(std::memory_order_acquire) == s.seq;
+      if (same) w.deadline.store(now, std::memory_order_relaxed);
+      if (finish_waking(w, abi::kWaiting) && same) any = true;
+    }
+    if (!any) return false;
+    ++nudges;
+    ++stats.sysmon_nudges;
+    VTIME_LOGF("controller", LogLevel::kDebug, "sysmon nudged at %lld (%d at this instant)", static_cast<long long>(now), nudges);
+    advance(TimePoint::from_ns(now), seg.header.serial.load(std::memory_order_acquire) != 0, false);
+    return true;
+  }
+  static constexpr int kNudgesPerInstant = 8;
+  int64_t nudged_at = -1;
+  int nudges = 0;
+
+  // The deadline an idle point stops at: earliest_deadline, and the sleeps of sysmon where it
+  // must run for its process's timers and nudge_sysmon gave up (see there).
+  std::optional<TimePoint> idle_deadline() {
+    std::optional<TimePoint> next = earliest_deadline(seg);
+    if (!next || seg.header.traced.load(std::memory_order_acquire) == 0) return next;
+    for (const Sysmon& s : needing_sysmon(next->ns())) next = std::min(*next, TimePoint::from_ns(s.deadline));
+    return next;
+  }
+
+  // The pending sleeps of Go's sysmon (housekeeping sleeps) before `before` whose process has no
+  // thread in its poller and one holding a P in a blocking call.
+  struct Sysmon {
+    pid_t pid;
+    int64_t deadline;
+    uint32_t index;
+    uint64_t seq;
+    bool operator<(const Sysmon& o) const { return pid != o.pid ? pid < o.pid : deadline < o.deadline; }
+  };
+  const std::vector<Sysmon>& needing_sysmon(int64_t before) {
+    sysmon_buf.clear();
+    for (uint32_t i = 0, n = detail::waiter_limit(seg); i < n; ++i) {
+      auto& w = seg.waiters[i];
+      if (w.state.load(std::memory_order_acquire) != abi::kWaiting || !housekeeping(w) ||
+          w.reason.load(std::memory_order_relaxed) != abi::kReasonSleep) {
+        continue;
+      }
+      int64_t d = w.deadline.load(std::memory_order_relaxed);
+      if (d < before) sysmon_buf.push_back({w.pid.load(std::memory_order_relaxed), d, i, w.seq.load(std::memory_order_acquire)});
+    }
+    if (sysmon_buf.empty()) return sysmon_buf;
+    std::sort(sysmon_buf.begin(), sysmon_buf.end());
+    pid_t decided = 0;
+    bool needs = false;
+    std::erase_if(sysmon_buf, [&](const Sysmon& s) {
+      if (s.pid != decided) {
+        decided = s.pid;
+        needs = !has_poller_wait(s.pid) && holds_processor(s.pid);
+      }
+      return !needs;
+    });
+    return sysmon_buf;
+  }
+  std::vector<Sysmon> sysmon_buf;
+
+  // Process pid has a thread in its network poller with a timeout (Go's netpoll, an epoll wait
+  // that is not housekeeping): the poller waits until the earliest timer of every P, those of a
+  // P held in a system call included (findrunnable looks at all of them before it blocks), and
+  // runs them when it wakes.
+  bool has_poller_wait(pid_t pid) const {
+    for (uint32_t i = 0, n = detail::waiter_limit(seg); i < n; ++i) {
+      auto& w = seg.waiters[i];
+      if (w.state.load(std::memory_order_acquire) == abi::kWaiting && !housekeeping(w) &&
+          w.reason.load(std::memory_order_relaxed) == abi::kReasonEpoll && w.pid.load(std::memory_order_relaxed) == pid &&
+          w.deadline.load(std::memory_order_relaxed) != abi::kNoDeadline) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // A thread of pid holds a P in a blocking call: a timed wait of the program's own (a raw
+  // nanosleep or ppoll, a cgo call's wait through the shim), or a system call other than those
+  // the Go runtime waits in when it has nothing to do (futex, epoll, its nanosleep): wait4, a read
+  // of a blocking descriptor. A thread of a C library's own (cgo) looks the same: the nudge then
+  // finds nothing to retake, and sysmon parks.
+  bool holds_processor(pid_t pid) {
+    waiting_tids.clear();
+    for (uint32_t i = 0, n = detail::waiter_limit(seg); i < n; ++i) {
+      auto& w = seg.waiters[i];
+      if (w.state.load(std::memory_order_acquire) != abi::kWaiting || w.pid.load(std::memory_order_relaxed) != pid ||
+          w.is_timer.load(std::memory_order_relaxed) != 0) {
+        continue;
+      }
+      if (w.wake_kind.load(std::memory_order_relaxed) == abi::kWakeTracer &&
+          (housekeeping(w) || w.reason.load(std::memory_order_relaxed) == abi::kReasonEpoll)) {
+        waiting_tids.push_back(w.tid.load(std::memory_order_relaxed));  // the runtime's: its call was rewritten
+        continue;
+      }
+      return true;
+    }
+    if (!proc.thread_ids(pid, 0, -1, tids_buf)) return false;
+    for (pid_t tid : tids_buf) {
+      if (std::find(waiting_tids.begin(), waiting_tids.end(), tid) != waiting_tids.end()) continue;
+      char line[256];
+      int n = proc.syscall_line(pid, tid, line, sizeof line - 1);
+      if (n <= 0) continue;
+      line[n] = 0;
+      if (line[0] < '0' || line[0] > '9') continue;  // "running": not idle, no decision to make
+      switch (strtol(line, nullptr, 10)) {
+        case SYS_futex: case SYS_epoll_wait: case SYS_epoll_pwait: case SYS_epoll_pwait2:
+        case SYS_nanosleep: case SYS_restart_syscall: case SYS_sched_yield:
+          continue;
+        default:
+          return true;
+      }
+    }
+    return false;
+  }
+  std::vector<pid_t> waiting_tids;
+  std::vector<pid_t> tids_buf;
+
   // With the kernel count, while no thread of the tree is active: its generation and the marks.
   // Two equal readings mean no thread of the tree ran between them.
   std::optional<std::pair<uint64_t, Marks>> quiet_point() const {
@@ -944,7 +1087,7 @@ struct Controller::Impl {
   }
 
   // advance_to (one_process false) and advance_step (true).
-  int advance(TimePoint t, bool one_process);
+  int advance(TimePoint t, bool one_process, bool in_stats = true);
   // advance's due waiters, kept between advances: no allocation per advance.
   struct Due {
     int64_t deadline;
@@ -1111,7 +1254,8 @@ constexpr int64_t kCountCheckNs = 500'000'000;
 IdleResult Controller::wait_idle(const std::function<bool()>& interrupted) {
   IdleResult r = look_until_idle(interrupted);
   // The serial gate: the tree is idle but for held processes; each gets the tree in turn.
-  while (r == IdleResult::kIdle && impl_->hand_over()) r = look_until_idle(interrupted);
+  // And Go's sysmon, where a process's timers need it (nudge_sysmon).
+  while (r == IdleResult::kIdle && (impl_->hand_over() || impl_->nudge_sysmon())) r = look_until_idle(interrupted);
   // What a recorder reads at this idle point (vtime/observe.h) must not include a tracer wait
   // the kernel already ended: whether Go's poller was woken early by a descriptor (libzmq's I/O
   // thread) or reached its timeout depends on real time (equivalence.go_replay saw an extra timer
@@ -1236,7 +1380,7 @@ IdleResult Controller::look_until_idle(const std::function<bool()>& interrupted)
 
 std::optional<TimePoint> Controller::next_deadline() {
   impl_->drop_ended_tracer_waits();
-  return earliest_deadline(impl_->seg);
+  return impl_->idle_deadline();
 }
 
 namespace {
@@ -1467,7 +1611,7 @@ int Controller::advance_to(TimePoint t) { return impl_->advance(t, false); }
 
 int Controller::advance_step(TimePoint t) { return impl_->advance(t, true); }
 
-int Controller::Impl::advance(TimePoint t, bool one_process) {
+int Controller::Impl::advance(TimePoint t, bool one_process, bool in_stats) {
   Impl& m = *this;
   // An advance that did not follow an idle decision (the broker's timeout policy, a running
   // clock) takes the sleeps notified meanwhile first (notify_sleeps.h): nothing else would.
@@ -1655,10 +1799,12 @@ int Controller::Impl::advance(TimePoint t, bool one_process) {
       tracer_due && tracer > 0 && h.tracer_awake.load(std::memory_order_seq_cst) == 0) {
     kill(tracer, SIGUSR2);
   }
-  h.advances.fetch_add(1, std::memory_order_relaxed);
-  h.wakeups.fetch_add(static_cast<uint64_t>(woken), std::memory_order_relaxed);
-  ++m.stats.advances;
-  m.stats.wakeups += static_cast<uint64_t>(woken);
+  if (in_stats) {  // not nudge_sysmon's, which moves no time
+    h.advances.fetch_add(1, std::memory_order_relaxed);
+    h.wakeups.fetch_add(static_cast<uint64_t>(woken), std::memory_order_relaxed);
+    ++m.stats.advances;
+    m.stats.wakeups += static_cast<uint64_t>(woken);
+  }
   return woken;
 }
 

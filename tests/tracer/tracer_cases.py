@@ -83,6 +83,11 @@ and static_timers (statically linked C programs).
                         wake of their process's main thread run one after another in the order
                         they were made, "A" then "B" (A computes before printing), twice the
                         same;
+  go_syscall_timers     a Go program's timers while one of its goroutines blocks in a system call
+                        (os/exec's wait under a context timeout, AfterFunc during a child's run,
+                        syscall.Nanosleep, a blocking pipe read another goroutine's timer ends)
+                        fire at their exact deadlines: static twice the same, cgo, and with
+                        GOMAXPROCS=2;
   go_random             Go's map iteration order and select among ready channels (seeded from
                         AT_RANDOM and the time-stamp counter, also on a new thread), and
                         crypto/rand's bytes (getrandom): two native runs differ, two runs under
@@ -104,7 +109,7 @@ CASES = ["go_static", "go_cgo", "go_unprivileged", "go_via_shell", "go_spawns", 
          "static_proc", "static_direct", "exec_thread", "static_timers", "go_raw_timers",
          "real_timeout", "etcd", "kill_vtime", "settime_static", "settime_dynamic", "settime_go", "go_spin_real",
          "serial_gate", "serial_gate_go", "serial_gate_dynamic", "serial_threads", "serial_topup", "serial_futex",
-         "go_random"]
+         "go_random", "go_syscall_timers"]
 USERNS_ROOT = ["unshare", "--user", "--map-root-user"]
 SKIP = 77  # ctest's SKIP_RETURN_CODE
 
@@ -244,6 +249,16 @@ def main():
     elif c == "go_spawns":
         twice(args, [b("spawn")], "sleep 1.5 done at 1.500000\nsleep 0.25 done at 1.750000\ndate says 00:00:01\n"
               "pipe said ready at 2.250000\n")
+    elif c == "go_syscall_timers":
+        want = ("sleep 5 under a 1.2 s context: signal: killed at 1.200000\n"
+                "AfterFunc(1 s) during sleep 3 at 2.200000; sleep: <nil> at 4.200000\n"
+                "AfterFunc(0.5 s) during syscall.Nanosleep(2 s) at 4.700000; nanosleep: <nil> at 6.200000\n"
+                "blocking read of a pipe written after 0.7 s: \"x\" <nil> at 6.900000\n")
+        twice(args, [b("syscall_timers_static")], want, timeout=60)
+        for cmd, prefix in (([b("syscall_timers_cgo")], ()), ([b("syscall_timers_static")], ("env", "GOMAXPROCS=2"))):
+            r = run(args, cmd, prefix, timeout=60)
+            if r.returncode != 0 or r.stdout != want:
+                fail("exit %d, expected %r" % (r.returncode, want))
     elif c == "go_spin":
         twice(args, [b("spin")], "spun until 0.100000\n", timeout=60)
     elif c == "go_spin_real":

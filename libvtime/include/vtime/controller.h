@@ -59,6 +59,9 @@ struct ControllerStats {
   // Waits of traced images answered by the controller itself (docs/tracer.md "Notified sleeps"):
   // sleeps, Go's timed epoll waits.
   uint64_t notified = 0;
+  // Sleeps of Go's sysmon ended early, at an idle point, so that it hands over the processor of a
+  // goroutine blocked in a system call, whose timers wait on it (docs/tracer.md).
+  uint64_t sysmon_nudges = 0;
 };
 
 class TreeWatch;
