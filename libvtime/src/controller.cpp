@@ -946,8 +946,8 @@ struct Controller::Impl {
   // is retaken without time passing, and the timers fire at their deadlines, not at one of
   // sysmon's instants (a race). Bounded per instant: with more than one P, sysmon retakes only
   // after 10 ms of a call, so its sleeps then count as deadlines (idle_deadline). A cgo call
-  // blocked in a futex looks like the runtime's own wait: such a program's timers still wait
-  // (docs/tracer.md, limits).
+  // blocked on a C mutex looks like the runtime's own wait: such a program's timers still wait
+  // (docs/tracer.md).
   bool nudge_sysmon() {
     if (seg.header.traced.load(std::memory_order_acquire) == 0) return false;
     const int64_t now = Session::read_clock(seg.header.clock).ns();
@@ -1039,8 +1039,8 @@ struct Controller::Impl {
   // A thread of pid holds a P in a blocking call: a timed wait of the program's own (a raw
   // nanosleep or ppoll, a cgo call's wait through the shim), or a system call other than those
   // the Go runtime waits in when it has nothing to do (futex, epoll, its nanosleep): wait4, a read
-  // of a blocking descriptor. A thread of a C library's own (cgo) looks the same: the nudge then
-  // finds nothing to retake, and sysmon parks.
+  // of a blocking descriptor, a C condition variable. A thread of a C library's own (cgo) looks
+  // the same: the nudge then finds nothing to retake, and sysmon parks.
   bool holds_processor(pid_t pid) {
     waiting_tids.clear();
     for (uint32_t i = 0, n = detail::waiter_limit(seg); i < n; ++i) {
@@ -1064,8 +1064,15 @@ struct Controller::Impl {
       if (n <= 0) continue;
       line[n] = 0;
       if (line[0] < '0' || line[0] > '9') continue;  // "running": not idle, no decision to make
-      switch (strtol(line, nullptr, 10)) {
-        case SYS_futex: case SYS_epoll_wait: case SYS_epoll_pwait: case SYS_epoll_pwait2:
+      char* arg = nullptr;
+      switch (strtol(line, &arg, 10)) {
+        case SYS_futex:
+          // Go's runtime waits with FUTEX_WAIT_PRIVATE alone; glibc's condition variables with
+          // FUTEX_WAIT_BITSET (a cgo call in pthread_cond_wait). A C mutex looks like Go's.
+          strtoul(arg, &arg, 16);  // the address
+          if (strtoul(arg, nullptr, 16) != (FUTEX_WAIT | FUTEX_PRIVATE_FLAG)) return true;
+          continue;
+        case SYS_epoll_wait: case SYS_epoll_pwait: case SYS_epoll_pwait2:
         case SYS_nanosleep: case SYS_restart_syscall: case SYS_sched_yield:
           continue;
         default:

@@ -85,9 +85,10 @@ and static_timers (statically linked C programs).
                         same;
   go_syscall_timers     a Go program's timers while one of its goroutines blocks in a system call
                         (os/exec's wait under a context timeout, AfterFunc during a child's run,
-                        syscall.Nanosleep, a blocking pipe read another goroutine's timer ends)
-                        fire at their exact deadlines: static twice the same, cgo, and with
-                        GOMAXPROCS=2;
+                        syscall.Nanosleep, a blocking pipe read another goroutine's timer ends;
+                        with cgo also C's sleep and a pthread condition variable a Go timer
+                        signals) fire at their exact deadlines: static twice the same, cgo, and
+                        with GOMAXPROCS=2;
   go_random             Go's map iteration order and select among ready channels (seeded from
                         AT_RANDOM and the time-stamp counter, also on a new thread), and
                         crypto/rand's bytes (getrandom): two native runs differ, two runs under
@@ -255,10 +256,13 @@ def main():
                 "AfterFunc(0.5 s) during syscall.Nanosleep(2 s) at 4.700000; nanosleep: <nil> at 6.200000\n"
                 "blocking read of a pipe written after 0.7 s: \"x\" <nil> at 6.900000\n")
         twice(args, [b("syscall_timers_static")], want, timeout=60)
-        for cmd, prefix in (([b("syscall_timers_cgo")], ()), ([b("syscall_timers_static")], ("env", "GOMAXPROCS=2"))):
+        cgo = ("a C condition variable a Go timer signals after 0.3 s: at 0.300000\n"
+               "AfterFunc(0.5 s) during C's sleep(2) at 0.800000; sleep done at 2.300000\n") + want
+        for cmd, prefix, expect in (([b("syscall_timers_cgo")], (), cgo),
+                                    ([b("syscall_timers_static")], ("env", "GOMAXPROCS=2"), want)):
             r = run(args, cmd, prefix, timeout=60)
-            if r.returncode != 0 or r.stdout != want:
-                fail("exit %d, expected %r" % (r.returncode, want))
+            if r.returncode != 0 or r.stdout != expect:
+                fail("exit %d, expected %r" % (r.returncode, expect))
     elif c == "go_spin":
         twice(args, [b("spin")], "spun until 0.100000\n", timeout=60)
     elif c == "go_spin_real":
