@@ -267,6 +267,12 @@ void Tracer::on_stop(pid_t tid, int status) {
             on_new_thread(static_cast<pid_t>(child));
           }
         } else {
+          c.forked = true;
+          c.vforked = event == PTRACE_EVENT_VFORK;
+          if (c.first_stop_waits) {
+            c.first_stop_waits = false;
+            on_new_thread(static_cast<pid_t>(child));
+          }
           seg_.header.traced.fetch_add(1, std::memory_order_acq_rel);
           Process& p = processes_[c.pid];
           // The child's own stops race with this one: it may have executed already (a vfork
@@ -293,10 +299,13 @@ void Tracer::on_stop(pid_t tid, int status) {
       }
       if (first_stop && thread_turns()) {
         Thread& t = thread(tid);
-        if (t.pid != tid && !t.ranked) {
+        pid_t parent = 0;
+        if (t.pid != tid ? !t.ranked
+                         : !t.forked && detail::ProcReader::process_state(tid, nullptr, &parent) != 0 &&
+                               processes_.count(parent) != 0) {  // a traced parent's event is to come
           t.first_stop_waits = true;  // its parent's clone event is still to come (Thread::ranked)
           waiting_first_stops_.emplace_back(tid, real_monotonic_ns() + kFirstStopWaitNs);
-          VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: first stop before its clone event", static_cast<int>(tid));
+          VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: first stop before its %s event", static_cast<int>(tid), t.pid != tid ? "clone" : "fork");
           return;
         }
         on_new_thread(tid);
@@ -356,10 +365,11 @@ void Tracer::release_late_first_stops() {
 }
 
 void Tracer::on_new_thread(pid_t tid) {
-  // A new thread runs beside the one that made it: held until its turn.
+  // A new thread runs beside the one that made it: held until its turn (a vfork child is not:
+  // Thread::vforked).
   Thread& t = thread(tid);
   user_regs_struct r{};
-  if (!may_run(t.pid, tid, true) && get_regs(tid, r)) {
+  if (!may_run(t.pid, tid, true) && !t.vforked && get_regs(tid, r)) {
     hold(tid, t, r);
     return;
   }

@@ -57,6 +57,13 @@ class Tracer {
     // not idle) until the rank is known, or its turn would depend on which stop came first.
     bool ranked = false;
     bool first_stop_waits = false;
+    // A new process: its parent's fork event came (`forked`), and said vfork (or clone with
+    // CLONE_VFORK: Go's os/exec, glibc's posix_spawn and system). A vfork child is never held for
+    // its turn: its parent waits for it, uninterruptibly, until it executes or exits, so holding
+    // it until the tree is idle would never end. Its first stop waits for the event like a
+    // thread's for its rank.
+    bool forked = false;
+    bool vforked = false;
     // An untimed wait the serial gate follows to its exit, where it decides whether the thread
     // may go on: an epoll wait (release false) or, with thread turns, a futex wait (true).
     bool untimed_follow = false;
