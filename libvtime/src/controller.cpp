@@ -1049,9 +1049,13 @@ struct Controller::Impl {
           w.is_timer.load(std::memory_order_relaxed) != 0) {
         continue;
       }
+      // The runtime's own waits, and the CPU-time model's payments made by the injected clock
+      // code (abi::kReasonCpu), where Go sees a goroutine running, which sysmon does not retake
+      // (a cgo call's payment through the shim is in a system call for Go: it holds its P).
+      const uint32_t reason = w.reason.load(std::memory_order_relaxed);
       if (w.wake_kind.load(std::memory_order_relaxed) == abi::kWakeTracer &&
-          (housekeeping(w) || w.reason.load(std::memory_order_relaxed) == abi::kReasonEpoll)) {
-        waiting_tids.push_back(w.tid.load(std::memory_order_relaxed));  // the runtime's: its call was rewritten
+          (housekeeping(w) || reason == abi::kReasonEpoll || reason == abi::kReasonCpu)) {
+        waiting_tids.push_back(w.tid.load(std::memory_order_relaxed));  // its call was rewritten: not in /proc
         continue;
       }
       return true;
