@@ -28,7 +28,8 @@ Subcommand register_exec(CLI::App& root) {
       "time the whole tree is idle, so a program that sleeps for an hour finishes at once while\n"
       "seeing exactly one hour pass. Exit status: COMMAND's own (128+N if killed by signal N);\n"
       "121 blocked forever (--on-deadlock exit); 122 a wrapped process could not attach to the\n"
-      "session; 123 stuck on a real timeout vtime does not control; 125 vtime failed; 126 COMMAND not runnable; 127 COMMAND not found; 2 usage.");
+      "session; 123 stuck on a real timeout vtime does not control; 125 vtime failed; 126 COMMAND not runnable; 127 COMMAND not found; 2 usage.\n"
+      "Signals to vtime go to COMMAND; a second SIGINT, SIGTERM, SIGHUP or SIGQUIT ends vtime (128+N) and the whole tree.");
   app->add_option("--epoch", opts->epoch,
                   "Wall-clock time at virtual time 0, ISO-8601 (2024-05-01T12:00:00Z, 2024-05-01, +02:00 offsets) "
                   "or @UNIX_SECONDS. Default: 2024-01-01T00:00:00Z, fixed so runs are reproducible.");

@@ -25,12 +25,21 @@
 namespace vtime::cli {
 namespace {
 
-// The only process-global state of the CLI: signal handlers forward to the wrapped root.
+// The only process-global state of the CLI: signal handlers forward to the wrapped root, and
+// count the requests to stop.
 std::atomic<pid_t> g_forward_pid{0};
+std::atomic<int> g_stop_requests{0};
 
 void forward_signal(int sig) {
   pid_t p = g_forward_pid.load();
   if (p > 0) kill(p, sig);
+  // A second request to stop (Ctrl-C twice): the program did not end on the first (it ignores
+  // the signal, or cannot take it), so vtime ends, by that signal, and every process it controls
+  // dies with it (docs/cli.md).
+  if (sig != SIGUSR1 && sig != SIGUSR2 && g_stop_requests.fetch_add(1) >= 1) {
+    signal(sig, SIG_DFL);
+    raise(sig);
+  }
 }
 
 void install_forwarding(pid_t child) {
