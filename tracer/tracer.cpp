@@ -529,9 +529,9 @@ void Tracer::on_call(pid_t tid) {
   detail::mark_realtime(s, call->realtime_abs, call->realtime_shift);
   // In a Go program, timed futex waits are the runtime's own (sysmon's park, spinning threads),
   // and so are the sleeps of its usleep (sysmon's 20 us to 10 ms), which passes its timespec at
-  // the stack pointer (`nanosleep(SP, 0)`, in every Go release since 1.5 on amd64); the program's
-  // timers wait in epoll_pwait (the network poller). A nanosleep the program makes itself
-  // (syscall.Nanosleep, x/sys/unix) has its timespec elsewhere: a wait of the program's own.
+  // the stack pointer (`nanosleep(SP, 0)` on amd64, in Debian's Go 1.19 and the releases around
+  // it); the program's timers wait in epoll_pwait (the network poller). A nanosleep the program
+  // makes itself (syscall.Nanosleep, x/sys/unix) has its timespec elsewhere: the program's wait.
   long orig_nr = static_cast<long>(r_orig_nr);
   // The clock code's own sleeps pay the CPU-time model's debt: the program's time, not the runtime's.
   bool paying = proc.clock_code != 0 && r.rip >= proc.clock_code && r.rip < proc.clock_code + 4096;
