@@ -167,15 +167,29 @@ const char* syscall_name(long nr) {
   }
 }
 
+// A /proc/TID/syscall line of a blocked thread: its call's number and six arguments. False for
+// "running" (or an unreadable line).
+struct SyscallLine {
+  long nr = -1;
+  uint64_t a[6] = {};
+};
+bool parse_syscall_line(const char* line, SyscallLine& out) {
+  if (*line < '0' || *line > '9') return false;
+  char* end = nullptr;
+  out.nr = strtol(line, &end, 10);
+  for (auto& v : out.a) v = strtoull(end, &end, 16);
+  return true;
+}
+
 // A timed wait with a real timeout, from a thread's /proc/TID/syscall line: "select with a real
 // timeout of 1.000000000 s", or "" when the line is no such wait (no timeout, a zero one, or the
 // untimed tagged form of a wait vtime controls). Timeouts behind pointers are read from the
 // process's memory.
 std::string real_timeout_of(pid_t pid, const char* line) {
-  char* end = nullptr;
-  long nr = strtol(line, &end, 10);
-  uint64_t a[6];
-  for (auto& v : a) v = strtoull(end, &end, 16);
+  SyscallLine call;
+  if (!parse_syscall_line(line, call)) return {};
+  const long nr = call.nr;
+  const uint64_t* a = call.a;
   auto ms = [](uint64_t v) -> int64_t {
     int t = static_cast<int>(v);
     return t > 0 ? static_cast<int64_t>(t) * 1000000 : -1;
@@ -308,26 +322,22 @@ struct SleeperProof {
 // A tagged fd wait of the wait numbered `seq` (see above): ppoll(fds, n, tmo, NULL, tag) or
 // epoll_pwait(epfd, events, max, timeout, NULL, tag).
 bool is_tagged_wait(const char* line, uint64_t seq) {
-  char* end = nullptr;
-  long nr = strtol(line, &end, 10);
+  SyscallLine call;
+  if (!parse_syscall_line(line, call)) return false;
   int mask_arg;
-  if (nr == SYS_futex) {
+  if (call.nr == SYS_futex) {
     // The tracer's forms of a timed futex wait and of a sleep (tracer/timed_call.h): tag in
     // uaddr2; no timeout, or for a direct sleep the tracer's `forever`.
-    uint64_t args[6];
-    for (auto& a : args) a = strtoull(end, &end, 16);
-    return args[4] == (abi::kTaggedWaitMark | seq);
+    return call.a[4] == (abi::kTaggedWaitMark | seq);
   }
-  if (nr == SYS_ppoll) {
+  if (call.nr == SYS_ppoll) {
     mask_arg = 3;
-  } else if (nr == SYS_epoll_pwait) {
+  } else if (call.nr == SYS_epoll_pwait) {
     mask_arg = 4;
   } else {
     return false;
   }
-  uint64_t args[6];
-  for (auto& a : args) a = strtoull(end, &end, 16);
-  return args[mask_arg] == 0 && args[mask_arg + 1] == (abi::kTaggedWaitMark | seq);
+  return call.a[mask_arg] == 0 && call.a[mask_arg + 1] == (abi::kTaggedWaitMark | seq);
 }
 
 }  // namespace
@@ -1067,14 +1077,13 @@ struct Controller::Impl {
       int n = proc.syscall_line(pid, tid, line, sizeof line - 1);
       if (n <= 0) continue;
       line[n] = 0;
-      if (line[0] < '0' || line[0] > '9') continue;  // "running": not idle, no decision to make
-      char* arg = nullptr;
-      switch (strtol(line, &arg, 10)) {
+      SyscallLine call;
+      if (!parse_syscall_line(line, call)) continue;  // "running": not idle, no decision to make
+      switch (call.nr) {
         case SYS_futex:
           // Go's runtime waits with FUTEX_WAIT_PRIVATE alone; glibc's condition variables with
           // FUTEX_WAIT_BITSET (a cgo call in pthread_cond_wait). A C mutex looks like Go's.
-          strtoul(arg, &arg, 16);  // the address
-          if (strtoul(arg, nullptr, 16) != (FUTEX_WAIT | FUTEX_PRIVATE_FLAG)) return true;
+          if (call.a[1] != (FUTEX_WAIT | FUTEX_PRIVATE_FLAG)) return true;
           continue;
         case SYS_epoll_wait: case SYS_epoll_pwait: case SYS_epoll_pwait2:
         case SYS_nanosleep: case SYS_restart_syscall: case SYS_sched_yield:
