@@ -174,13 +174,17 @@ std::string DaemonSet::describe_exit(const Daemon& d) const {
     how = "exited with status " + std::to_string(WEXITSTATUS(d.status));
   }
   std::string out = d.spec.name + " (pid " + std::to_string(d.pid) + ") " + how;
-  std::string log = d.spec.log.empty() ? std::string() : tail(d.spec.log, 8);
-  std::string where = d.spec.log;
-  if (log.empty()) {
-    log = tail(d.spec.output, 8);
-    where = d.spec.output;
+  // Both the log and the daemon's own output: a daemon that fails before it opens its log (a
+  // slurmd without a cgroup filesystem) says why on stderr only, and one that logs says more
+  // there than on stderr.
+  const std::string log = d.spec.log.empty() ? std::string() : tail(d.spec.log, 8);
+  const std::string output = d.spec.output.empty() ? std::string() : tail(d.spec.output, 8);
+  if (!log.empty()) out += "; last lines of " + d.spec.log + ":\n" + log;
+  if (!output.empty()) out += (log.empty() ? "; " : "\n") + std::string("last lines of its output, ") + d.spec.output + ":\n" + output;
+  if (log.empty() && output.empty()) {
+    out += "; it wrote nothing" + (d.spec.log.empty() ? std::string() : " to " + d.spec.log) +
+           (d.spec.output.empty() ? std::string() : (d.spec.log.empty() ? " to " : " nor to ") + d.spec.output);
   }
-  if (!log.empty()) out += "; last lines of " + where + ":\n" + log;
   return out;
 }
 
@@ -190,6 +194,7 @@ std::string DaemonSet::tail(const std::string& path, int lines) {
   std::deque<std::string> last;
   std::string line;
   while (std::getline(in, line)) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank lines say nothing
     last.push_back("  " + line);
     if (static_cast<int>(last.size()) > lines) last.pop_front();
   }

@@ -98,7 +98,7 @@ int run_exec(const ExecOptions& opts) {
   }
   std::unique_ptr<TreeWatch> watch;
   try {
-    watch = TreeWatch::open();
+    watch = TreeWatch::open_or_say();
   } catch (const std::exception& e) {
     fprintf(stderr, "vtime exec: %s\n", e.what());
     return kExitInternal;
@@ -211,6 +211,11 @@ int run_exec(const ExecOptions& opts) {
     if (st.handovers) fprintf(stderr, ", %llu hand-overs", static_cast<unsigned long long>(st.handovers));
     if (st.notified) fprintf(stderr, ", %llu notified waits", static_cast<unsigned long long>(st.notified));
     if (st.sysmon_nudges) fprintf(stderr, ", %llu sysmon nudges", static_cast<unsigned long long>(st.sysmon_nudges));
+    const auto& h = session->header();
+    const uint32_t trapped = h.tsc_trapped_images.load(), patched = h.tsc_patched_images.load(), real = h.tsc_real_images.load();
+    if (trapped + patched + real) {
+      fprintf(stderr, ", Go counter reads: %u trapped, %u patched, %u real", trapped, patched, real);
+    }
     if (st.busy_flows) {
       fprintf(stderr, " (the clock ran with real time in %llu busy stretches)", static_cast<unsigned long long>(st.busy_flows));
     }

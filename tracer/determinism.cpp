@@ -7,10 +7,18 @@
 #include <vtime/abi.h>
 
 #include <elf.h>
+#include <signal.h>
 #include <algorithm>
 #include <vector>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 
 namespace vtime::tracer {
 
@@ -52,6 +60,31 @@ bool answer_getrandom(pid_t pid, pid_t tid, user_regs_struct& r, uint64_t seed, 
   r.orig_rax = static_cast<unsigned long long>(-1);  // the kernel skips the call ...
   r.rax = len;                                         // ... which returns this
   return set_regs(tid, r);
+}
+
+bool tsc_trap_honoured() {
+  pid_t child = fork();
+  if (child < 0) return false;
+  if (child == 0) {
+    // Default SIGSEGV action (the tracer's own handlers are not the question here).
+    signal(SIGSEGV, SIG_DFL);
+    if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) != 0) _exit(2);
+    volatile uint64_t t = __rdtsc();
+    (void)t;
+    _exit(0);  // not trapped
+  }
+  int status = 0;
+  while (waitpid(child, &status, __WALL) < 0) {
+    if (errno != EINTR) return false;
+  }
+  return WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV;
+}
+
+TscRoute tsc_route() {
+  const char* env = getenv("VTIME_TSC");
+  if (env && strcmp(env, "patch") == 0) return TscRoute::kPatch;
+  if (env && strcmp(env, "trap") == 0) return TscRoute::kTrap;
+  return tsc_trap_honoured() ? TscRoute::kTrap : TscRoute::kPatch;
 }
 
 bool trap_tsc(pid_t tid, uint64_t insn, int* held) {

@@ -36,6 +36,17 @@ bool seed_random(pid_t pid, uint64_t seed);
 // different order on every run. The call is skipped.
 bool answer_getrandom(pid_t pid, pid_t tid, user_regs_struct& r, uint64_t seed, uint64_t* drawn);
 
+// How a Go program's counter reads reach the tracer: the CPU's trap (trap_tsc), or runtime.cputicks
+// patched to fault (go_ticks.h) where the trap is not honoured. VTIME_TSC=trap or =patch forces
+// one (tests force the patch on machines that trap); anything else, or unset: probed.
+enum class TscRoute { kTrap, kPatch };
+TscRoute tsc_route();
+
+// Whether this machine honours prctl(PR_SET_TSC, PR_TSC_SIGSEGV): a child asks for the trap and
+// reads the counter, and must die of SIGSEGV. Some hypervisors accept the call and never trap
+// (nested and lightweight VMs: Firecracker guests seen), so its return code proves nothing.
+bool tsc_trap_honoured();
+
 // Makes RDTSC and RDTSCP fault in thread `tid` (and every thread and process it creates),
 // through the `syscall` instruction at `insn`. A signal arriving meanwhile is held in *held.
 bool trap_tsc(pid_t tid, uint64_t insn, int* held);

@@ -11,6 +11,7 @@
 #include "inferior.h"
 
 #include "../libvtime/src/context.h"
+#include "../libvtime/src/notify_sleeps.h"
 #include "../libvtime/src/slots.h"
 #include "../libvtime/src/trace_request.h"
 
@@ -80,6 +81,13 @@ void Tracer::reap_listeners() {
 
 void Tracer::add_notify_filter(pid_t pid, uint64_t syscall_insn, int* held, bool go) {
   const auto& h = seg_.header;
+  if (h.notify_sleeps.load(std::memory_order_acquire) == 3 && !notify_missing_said_) {
+    notify_missing_said_ = true;
+    std::string why;
+    detail::notify_sleeps_supported(&why);
+    fprintf(stderr, "vtime: %s: the sleeps of static and Go programs go through the tracer, a few times slower "
+                    "(docs/tracer.md \"Notified sleeps\")\n", why.c_str());
+  }
   if (h.notify_sleeps.load(std::memory_order_acquire) != 1 || h.serial.load(std::memory_order_acquire) != 0) return;
   reap_listeners();
   // An entry first: a filter whose listener nobody serves would make every sleep fail.

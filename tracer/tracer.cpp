@@ -16,6 +16,7 @@
 
 #include <vtime/log.h>
 
+#include <elf.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <signal.h>
@@ -283,6 +284,8 @@ void Tracer::on_stop(pid_t tid, int status) {
             p.header_page = parent.header_page;
             p.forever = parent.forever;
             p.tsc_reads = parent.tsc_reads;
+            p.tick_sites = parent.tick_sites;
+            p.tick_bias = parent.tick_bias;
             p.random_seed = parent.random_seed;
             p.random_drawn = parent.random_drawn;
           }
@@ -320,7 +323,7 @@ void Tracer::on_stop(pid_t tid, int status) {
         on_syscall_stop(tid);  // entry or exit of a call followed to its end (exit_tracked)
         return;
       }
-      if (sig == SIGSEGV && on_tsc_fault(tid)) {
+      if ((sig == SIGSEGV || sig == SIGILL) && on_tsc_fault(tid, sig)) {
         resume(tid);  // a time-stamp counter read, answered: no signal
         return;
       }
@@ -651,19 +654,70 @@ void Tracer::on_syscall_stop(pid_t tid) {
   leave_wait(tid, t, r);
 }
 
-bool Tracer::on_tsc_fault(pid_t tid) {
+unsigned Tracer::tsc_read_len(const Process& p, pid_t pid, pid_t tid, user_regs_struct& r, int sig) {
+  if (sig == SIGSEGV) return tsc_insn(pid, tid, r);
+  if (p.tick_sites.empty() || !get_regs(tid, r)) return 0;
+  return patched_tick_len(p.tick_sites, p.tick_bias, r.rip);
+}
+
+bool Tracer::on_tsc_fault(pid_t tid, int sig) {
   Thread& t = thread(tid);
   user_regs_struct r{};
-  unsigned len = tsc_insn(t.pid, tid, r);
-  if (len == 0) return false;  // a real SIGSEGV
   Process& p = processes_[t.pid];
+  unsigned len = tsc_read_len(p, t.pid, tid, r, sig);
+  if (len == 0) return false;  // a real SIGSEGV or SIGILL
   // The injected clock code reads the counter while the clock runs (the real elapsed time);
   // the program's own reads get the virtual clock in ns, plus one per read so that they increase.
+  // Both routes give the same values: a run's seeds do not depend on which one the machine allows.
   bool clock_code = p.clock_code != 0 && r.rip >= p.clock_code && r.rip < p.clock_code + 4096;
   uint64_t value = clock_code ? __rdtsc() : static_cast<uint64_t>(Session::read_clock(seg_.header.clock).ns()) + ++p.tsc_reads;
   VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: counter read at %llx: %llu", static_cast<int>(tid),
              static_cast<unsigned long long>(r.rip), static_cast<unsigned long long>(value));
   return complete_tsc(tid, r, len, value);
+}
+
+void Tracer::seed_ticks(pid_t pid, uint64_t syscall_insn, int* held, const std::string& exe) {
+  if (!tsc_route_) {
+    tsc_route_ = tsc_route();
+    VTIME_LOGF("tracer", LogLevel::kDebug, "counter reads of Go programs: %s",
+               *tsc_route_ == TscRoute::kTrap ? "the CPU's trap" : "runtime.cputicks patched");
+  }
+  std::string why;
+  if (*tsc_route_ == TscRoute::kTrap) {
+    if (trap_tsc(pid, syscall_insn, held)) {
+      seg_.header.tsc_trapped_images.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    why = "prctl(PR_SET_TSC) failed";
+  } else {
+    Process& p = processes_[pid];
+    std::vector<TickSite> sites = find_tick_sites(exe, why);
+    const uint64_t entry = elf_entry(exe);
+    const uint64_t at_entry = auxv_value(pid, AT_ENTRY);
+    // A position-independent executable is loaded elsewhere than linked: by AT_ENTRY - e_entry.
+    const uint64_t bias = entry != 0 && at_entry != 0 ? at_entry - entry : 0;
+    if (!sites.empty()) {
+      p.tick_sites = sites;  // kept even if a write fails: a site written must be answered
+      p.tick_bias = bias;
+      if (patch_tick_sites(pid, sites, bias)) {
+        seg_.header.tsc_patched_images.fetch_add(1, std::memory_order_relaxed);
+        return;
+      }
+      why = "cannot write its code";
+    }
+    const char* env = getenv("VTIME_TSC");
+    why = std::string(env && strcmp(env, "patch") == 0 ? "VTIME_TSC=patch"
+                                                       : "this machine does not trap the time-stamp counter (prctl "
+                                                         "PR_SET_TSC is accepted but ignored)") +
+          ", and runtime.cputicks could not be patched: " + why;
+  }
+  seg_.header.tsc_real_images.fetch_add(1, std::memory_order_relaxed);
+  if (!tsc_lost_said_) {
+    tsc_lost_said_ = true;
+    fprintf(stderr, "vtime: pid %d (%s): its runtime threads' random seeds come from the real time-stamp counter, so "
+                    "map iteration order and select choices may differ between runs (%s)\n",
+            static_cast<int>(pid), comm_of(pid).c_str(), why.c_str());
+  }
 }
 
 void Tracer::forget_ended_direct_sleep(Thread& t) {
@@ -824,7 +878,7 @@ void Tracer::on_exec(pid_t tid) {
       uint64_t seed = random_seed(std::string(path, n > 0 ? static_cast<size_t>(n) : 0));
       seed_random(tid, seed);
       if (seg_.header.cpu_model.load(std::memory_order_acquire) != abi::kCpuReal) {
-        trap_tsc(tid, img.syscall_insn, &held);
+        seed_ticks(tid, img.syscall_insn, &held, std::string(path, n > 0 ? static_cast<size_t>(n) : 0));
         p.random_seed = seed;
       }
     }

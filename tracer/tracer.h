@@ -13,6 +13,8 @@
 // tracer dies, and the tracer dies with the session owner (PR_SET_PDEATHSIG).
 #pragma once
 
+#include "determinism.h"
+#include "go_ticks.h"
 #include "timed_call.h"
 #include "timers.h"
 
@@ -22,6 +24,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -94,6 +97,10 @@ class Tracer {
     // would copy (it may be reported after the child's exec) belongs to another image.
     bool executed = false;
     uint64_t tsc_reads = 0;  // time-stamp counter reads answered (determinism.h)
+    // runtime.cputicks's counter instructions, patched to fault (go_ticks.h; TscRoute::kPatch),
+    // and the image's load bias.
+    std::vector<TickSite> tick_sites;
+    uint64_t tick_bias = 0;
     uint32_t threads_made = 0;  // threads the process has created (Thread::rank)
     // A Go program's random bytes (determinism.h): its seed, 0 for others; getrandom bytes drawn.
     uint64_t random_seed = 0;
@@ -133,7 +140,13 @@ class Tracer {
   // Ends the notified sleeps of the threads of process `pid` (its exec ended them).
   void end_notify_sleeps_of(pid_t pid);
   // A SIGSEGV: if the thread read the time-stamp counter (trapped, determinism.h), answers it.
-  bool on_tsc_fault(pid_t tid);
+  // A SIGILL: if it executed a patched read of runtime.cputicks (go_ticks.h), the same.
+  bool on_tsc_fault(pid_t tid, int sig);
+  // At a Go image's exec stop: makes its counter reads come to the tracer, by the route this
+  // machine allows (TscRoute); says once per session when neither works for an image.
+  void seed_ticks(pid_t pid, uint64_t syscall_insn, int* held, const std::string& exe);
+  // The counter read thread `tid` (registers `r`) stopped on: its length, 0 if none.
+  unsigned tsc_read_len(const Process& p, pid_t pid, pid_t tid, user_regs_struct& r, int sig);
   void on_syscall_stop(pid_t tid);
   // Interrupts the calls whose deadline the controller reached and fires due timers; true when
   // it did anything.
@@ -184,6 +197,10 @@ class Tracer {
   // New threads whose first stop waits for their clone event (Thread::first_stop_waits), with
   // the real time at which they are let go without it.
   std::vector<std::pair<pid_t, int64_t>> waiting_first_stops_;
+  // How counter reads reach the tracer on this machine, decided at the first Go image.
+  std::optional<TscRoute> tsc_route_;
+  bool tsc_lost_said_ = false;
+  bool notify_missing_said_ = false;  // the notice that notified sleeps cannot be had here was printed  // the notice that an image's counter reads stay real was printed
   // The tracer's copy of each published listener (abi::Header::notify_listeners), -1 none.
   int listener_fds_[abi::kNotifyListeners];
 };

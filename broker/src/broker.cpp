@@ -129,7 +129,7 @@ class Conversation {
     std::vector<std::pair<std::string, std::string>> env = opts_.scheduler_env;
     env.emplace_back("VTIME_SCHED_ENDPOINT", opts_.scheduler_endpoint);
     try {
-      watch_ = TreeWatch::open();
+      watch_ = TreeWatch::open_or_say();
     } catch (const std::exception& e) {
       throw Stop(kExitInternal, e.what());
     }

@@ -32,11 +32,24 @@
 
 namespace vtime::detail {
 
-bool notify_sleeps_supported() {
+bool notify_sleeps_supported(std::string* why) {
+  // pidfd_getfd on ourselves: the kernel has it (5.6) and no seccomp policy refuses it.
+  const int self = static_cast<int>(syscall(SYS_pidfd_open, getpid(), 0));
+  const int copy = self < 0 ? -1 : static_cast<int>(syscall(SYS_pidfd_getfd, self, self, 0));
+  const int err = errno;
+  if (copy >= 0) close(copy);
+  if (self >= 0) close(self);
+  if (copy < 0) {
+    if (why) *why = std::string(self < 0 ? "pidfd_open: " : "pidfd_getfd: ") + strerror(err);
+    return false;
+  }
   // In a child: a filter cannot be taken back. It installs the notify filter with a listener and
   // asks for the synchronous wake-up; its exit status says whether the kernel took both.
   pid_t child = static_cast<pid_t>(raw_syscall6(SYS_clone, SIGCHLD, 0, 0, 0, 0, 0));
-  if (child < 0) return false;
+  if (child < 0) {
+    if (why) *why = std::string("fork: ") + strerror(errno);
+    return false;
+  }
   if (child == 0) {
     raw_syscall6(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0);
     uint16_t len = 0;
@@ -44,13 +57,21 @@ bool notify_sleeps_supported() {
     sock_fprog prog{len, const_cast<sock_filter*>(filter)};
     long fd = raw_syscall6(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
                            reinterpret_cast<long>(&prog), 0, 0, 0);
-    bool ok = fd >= 0 && raw_syscall6(SYS_ioctl, fd, static_cast<long>(kNotifSetFlags), static_cast<long>(kNotifSyncWakeUp), 0, 0, 0) == 0;
-    raw_syscall6(SYS_exit_group, ok ? 0 : 1, 0, 0, 0, 0, 0);
+    if (fd < 0) raw_syscall6(SYS_exit_group, 1, 0, 0, 0, 0, 0);
+    bool ok = raw_syscall6(SYS_ioctl, fd, static_cast<long>(kNotifSetFlags), static_cast<long>(kNotifSyncWakeUp), 0, 0, 0) == 0;
+    raw_syscall6(SYS_exit_group, ok ? 0 : 2, 0, 0, 0, 0, 0);
   }
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
+  if (why) {
+    *why = WIFEXITED(status) && WEXITSTATUS(status) == 1 ? "seccomp user notification (SECCOMP_FILTER_FLAG_NEW_LISTENER) refused"
+           : WIFEXITED(status) && WEXITSTATUS(status) == 2
+               ? "no synchronous wake-up for seccomp notifications (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, Linux 6.6)"
+               : "the probe died";
+  }
+  return false;
 }
 
 NotifiedSleeps::~NotifiedSleeps() {

@@ -16,6 +16,8 @@
 //     if (slot is kTracerNotify) sent = notify.answer(index);
 #pragma once
 
+#include <string>
+
 #include <vtime/abi.h>
 
 #include <linux/types.h>
@@ -35,8 +37,10 @@ class TreeWatch;
 namespace vtime::detail {
 
 // Whether this kernel takes the notify filter with a listener and the synchronous wake-up
-// (Linux 6.6): tried in a short-lived child (about a millisecond).
-bool notify_sleeps_supported();
+// (Linux 6.6), and lets a process take another's descriptor (pidfd_getfd, which a container's
+// seccomp profile may refuse): tried, the filter in a short-lived child (about a millisecond).
+// When not, `why` says which is missing.
+bool notify_sleeps_supported(std::string* why = nullptr);
 
 class NotifiedSleeps {
  public:

@@ -136,9 +136,9 @@ SpawnResult spawn_in_session(const Session& session, const std::string& shim_pat
   // exit, which the tracer's own sleeps pass through). VTIME_NOTIFY=0 turns them off.
   if (auto& h = seg.header; h.notify_sleeps.load(std::memory_order_acquire) == 0) {
     const char* env = getenv("VTIME_NOTIFY");
-    const bool on = watch != nullptr && h.serial.load(std::memory_order_acquire) == 0 &&
-                    !(env != nullptr && strcmp(env, "0") == 0) && detail::notify_sleeps_supported();
-    h.notify_sleeps.store(on ? 1 : 2, std::memory_order_release);
+    const bool wanted = watch != nullptr && h.serial.load(std::memory_order_acquire) == 0 && !(env != nullptr && strcmp(env, "0") == 0);
+    // 3: wanted, but this machine cannot (the tracer says so once, at the first image it traces).
+    h.notify_sleeps.store(!wanted ? 2 : detail::notify_sleeps_supported() ? 1 : 3, std::memory_order_release);
   }
   pid_t parent = getpid();
   if (watch) watch->adopt_next_fork();

@@ -4,6 +4,7 @@
 
 #include <vtime/log.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -223,6 +224,16 @@ bool TreeWatch::watches(pid_t) const { return false; }
 uint64_t TreeWatch::misses() const { return 0; }
 
 #endif
+
+std::unique_ptr<TreeWatch> TreeWatch::open_or_say() {
+  std::string why;
+  std::unique_ptr<TreeWatch> w = open(&why);
+  if (!w && idle_mode() != IdleMode::kProc) {
+    fprintf(stderr, "vtime: idle decisions read /proc, several times slower per advance: the kernel's count of the "
+                    "tree's threads cannot be loaded here (%s; docs/install.md \"Without root\")\n", why.c_str());
+  }
+  return w;
+}
 
 TreeWatch::TreeWatch(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 TreeWatch::~TreeWatch() = default;

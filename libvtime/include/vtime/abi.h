@@ -22,7 +22,7 @@
 namespace vtime::abi {
 
 inline constexpr uint64_t kMagic = 0x31454d4954565f56ULL;  // "V_VTIME1", little-endian
-inline constexpr uint32_t kVersion = 19;  // 19: process_high; 18: notified sleeps; 17: kWaking; 16: kTracerDirect; 15: tracer_awake; 14: tracer_reaps; 13: kAgentRetry; 12: thread turns over every futex wait; 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
+inline constexpr uint32_t kVersion = 20;  // 20: tsc_*_images; 19: process_high; 18: notified sleeps; 17: kWaking; 16: kTracerDirect; 15: tracer_awake; 14: tracer_reaps; 13: kAgentRetry; 12: thread turns over every futex wait; 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
 inline constexpr uint32_t kWaiterSlots = 4096;
 inline constexpr uint32_t kProcessSlots = 512;
 inline constexpr uint32_t kThreadStatSlots = 4096;
@@ -342,11 +342,18 @@ struct alignas(64) Header {
   std::atomic<int32_t> serial_held_tid[kSerialHeld];
   std::atomic<int32_t> serial_thread;
   // 1: the tracer adds the notify filter to the traced images it patches (kTracerNotify). Decided
-  // by the first spawn_in_session (0 before, 2 off): on where the kernel count decides idleness,
+  // by the first spawn_in_session (0 before, 2 off, 3 off because the kernel cannot): on where the kernel count decides idleness,
   // the serial gate is off, and the kernel runs the answered thread on the answering cpu
   // (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, Linux 6.6). Turned off when the controller gives the
   // kernel count up (images patched later keep their sleeps with the tracer).
   std::atomic<uint32_t> notify_sleeps;
+  // Go images whose time-stamp counter reads the tracer answers (docs/tracer.md "Go's
+  // randomness"), by route: the CPU's trap, runtime.cputicks patched (machines that accept the
+  // trap's prctl and ignore it), or neither (their seeds stay real: runs may differ). Statistics,
+  // written by the tracer, read by `--stats`.
+  std::atomic<uint32_t> tsc_trapped_images;
+  std::atomic<uint32_t> tsc_patched_images;
+  std::atomic<uint32_t> tsc_real_images;
   NotifyListener notify_listeners[kNotifyListeners];
 };
 

@@ -42,6 +42,9 @@ class TreeWatch {
   // built without libbpf, VTIME_IDLE=proc); `why` (if given) then holds one line saying why.
   // Throws std::runtime_error when VTIME_IDLE=kernel and it cannot be loaded.
   static std::unique_ptr<TreeWatch> open(std::string* why = nullptr);
+  // open(), and when the count cannot be used here (but was not turned off with VTIME_IDLE=proc)
+  // one line on stderr that says so, why, and what it costs: a run never loses speed silently.
+  static std::unique_ptr<TreeWatch> open_or_say();
   ~TreeWatch();
   TreeWatch(const TreeWatch&) = delete;
   TreeWatch& operator=(const TreeWatch&) = delete;

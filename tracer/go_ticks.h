@@ -1,0 +1,52 @@
+// Go's time-stamp counter reads made deterministic without the CPU's help (docs/tracer.md
+// "Go's randomness").
+//
+// Why: each Go runtime thread seeds its random generator from `runtime.cputicks` (RDTSCP, or
+// MFENCE; LFENCE; RDTSC where RDTSCP is missing). The tracer's first route makes those
+// instructions fault (prctl PR_SET_TSC, determinism.h), but some machines (nested and
+// lightweight VMs) accept the prctl and never fault: the seeds, and with them map order and
+// `select` choices, then differ on every run. This route needs no CPU feature: at the exec stop
+// the tracer finds runtime.cputicks in the executable (its ELF symbol table, or Go's own
+// pc-line table, which stripped Go binaries keep), and overwrites its two counter instructions
+// with UD2 (padded with a NOP for RDTSCP). A thread executing one stops with SIGILL at that
+// address; the tracer completes it exactly as it completes a trapped read (complete_tsc), with
+// the same value, so runs give the same result whichever route a machine allows.
+//
+// Only the instructions of cputicks are patched: anchored on the instructions around them
+// (RDTSCP followed by SHLQ $32, DX; RDTSC preceded by MFENCE; LFENCE), as every Go release
+// since 1.x writes the function (runtime/asm_amd64.s), so a byte pattern inside another
+// instruction is never taken for one.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vtime::tracer {
+
+// One counter instruction of runtime.cputicks, at its link-time address.
+struct TickSite {
+  uint64_t addr = 0;
+  unsigned len = 0;  // 3: RDTSCP, 2: RDTSC
+};
+
+// The counter instructions of runtime.cputicks in ELF executable `path`, at link-time addresses.
+// Empty when none could be found; `why` then says why (not a Go program, an unknown pc-line table
+// layout, the function's code not as expected).
+std::vector<TickSite> find_tick_sites(const std::string& path, std::string& why);
+
+// The executable's link-time entry point (e_entry), 0 if unreadable: the load bias of a
+// position-independent executable is AT_ENTRY minus this.
+uint64_t elf_entry(const std::string& path);
+
+// Overwrites each site (moved by `bias`) in process `pid` with UD2 and NOPs. False if a write
+// failed (nothing is then half done for that site: each is one write).
+bool patch_tick_sites(pid_t pid, const std::vector<TickSite>& sites, uint64_t bias);
+
+// The length of the patched counter instruction at `rip` among `sites` (moved by `bias`), 0 if
+// `rip` is not one of them (a real SIGILL).
+unsigned patched_tick_len(const std::vector<TickSite>& sites, uint64_t bias, uint64_t rip);
+
+}  // namespace vtime::tracer
