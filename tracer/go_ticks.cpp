@@ -19,6 +19,10 @@ class ElfFile {
   explicit ElfFile(const std::string& path) : fd_(open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
     ok_ = fd_ >= 0 && read(&eh_, sizeof eh_, 0) && memcmp(eh_.e_ident, ELFMAG, SELFMAG) == 0 &&
           eh_.e_ident[EI_CLASS] == ELFCLASS64 && eh_.e_machine == EM_X86_64 && eh_.e_shentsize == sizeof(Elf64_Shdr);
+    if (ok_ && eh_.e_phentsize == sizeof(Elf64_Phdr) && eh_.e_phnum > 0 && eh_.e_phnum < 256) {
+      segments_.resize(eh_.e_phnum);
+      if (!read(segments_.data(), segments_.size() * sizeof(Elf64_Phdr), eh_.e_phoff)) segments_.clear();
+    }
     if (!ok_ || eh_.e_shoff == 0 || eh_.e_shnum == 0 || eh_.e_shnum > 4096 || eh_.e_shstrndx >= eh_.e_shnum) return;
     sections_.resize(eh_.e_shnum);
     if (!read(sections_.data(), sections_.size() * sizeof(Elf64_Shdr), eh_.e_shoff)) {
@@ -46,6 +50,15 @@ class ElfFile {
     return nullptr;
   }
   const std::vector<Elf64_Shdr>& sections() const { return sections_; }
+  const std::vector<Elf64_Phdr>& segments() const { return segments_; }
+  // The file offset of link-time address `addr` through the loaded segments (which a stripped
+  // library without section headers still has), or nullopt.
+  std::optional<uint64_t> segment_offset_of(uint64_t addr, uint64_t n) const {
+    for (const Elf64_Phdr& ph : segments_) {
+      if (ph.p_type == PT_LOAD && addr >= ph.p_vaddr && addr + n <= ph.p_vaddr + ph.p_filesz) return ph.p_offset + (addr - ph.p_vaddr);
+    }
+    return std::nullopt;
+  }
   bool read_string_table(const Elf64_Shdr& s, std::vector<char>& out) const {
     out.assign(s.sh_size + 1, '\0');
     return read(out.data(), s.sh_size, s.sh_offset);
@@ -64,6 +77,7 @@ class ElfFile {
   bool ok_ = false;
   Elf64_Ehdr eh_{};
   std::vector<Elf64_Shdr> sections_;
+  std::vector<Elf64_Phdr> segments_;
   std::vector<char> names_;
 };
 
@@ -235,17 +249,117 @@ std::vector<TickSite> find_tick_sites(const std::string& path, std::string& why)
   return sites;
 }
 
-bool patch_tick_sites(pid_t pid, const std::vector<TickSite>& sites, uint64_t bias) {
+namespace {
+
+// The length of the instruction at `c` (at most `n` bytes) if it is one of those compilers put
+// before a counter read at the start of a function (endbr64, push, register moves and xors,
+// stack adjustment), 0 otherwise: decoding stops at the first other instruction, so a counter
+// read is only ever found at an instruction boundary.
+unsigned prologue_insn(const unsigned char* c, size_t n) {
+  auto reg_mod = [&](size_t at) { return n > at && (c[at] & 0xc0) == 0xc0; };
+  if (n >= 4 && c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e && c[3] == 0xfa) return 4;  // endbr64
+  if (n >= 1 && c[0] >= 0x50 && c[0] <= 0x57) return 1;                                  // push r64
+  if (n >= 2 && c[0] == 0x41 && c[1] >= 0x50 && c[1] <= 0x57) return 2;                  // push r8-r15
+  const bool rex_w = n >= 1 && (c[0] == 0x48 || c[0] == 0x49 || c[0] == 0x4c || c[0] == 0x4d);
+  if (rex_w && n >= 3 && (c[1] == 0x89 || c[1] == 0x8b || c[1] == 0x31 || c[1] == 0x33) && reg_mod(2)) return 3;
+  if (n >= 2 && (c[0] == 0x89 || c[0] == 0x8b || c[0] == 0x31 || c[0] == 0x33) && reg_mod(1)) return 2;  // 32-bit
+  if (n >= 4 && c[0] == 0x48 && c[1] == 0x83 && c[2] == 0xec) return 4;  // sub $imm8, %rsp
+  if (n >= 7 && c[0] == 0x48 && c[1] == 0x81 && c[2] == 0xec) return 7;  // sub $imm32, %rsp
+  return 0;
+}
+
+// A DWARF exception-header pointer of encoding `enc` at `at` in `b`; nullopt for encodings
+// other than those every GNU toolchain writes for .eh_frame_hdr.
+std::optional<int64_t> eh_value(const std::vector<unsigned char>& b, size_t at, uint8_t enc, size_t* len) {
+  switch (enc & 0x0f) {
+    case 0x03:  // udata4
+      *len = 4;
+      return at + 4 <= b.size() ? std::optional<int64_t>(load<uint32_t>(b, at)) : std::nullopt;
+    case 0x0b:  // sdata4
+      *len = 4;
+      return at + 4 <= b.size() ? std::optional<int64_t>(load<int32_t>(b, at)) : std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::vector<TickSite> find_prologue_tick_sites(const std::string& path, std::string& why) {
+  ElfFile f(path);
+  if (!f.ok()) {
+    why = "not a 64-bit x86 ELF file";
+    return {};
+  }
+  // Every function with unwind information, from the sorted table of .eh_frame_hdr (found
+  // through its program header: stripped libraries keep it, the unwinder needs it).
+  const Elf64_Phdr* hdr = nullptr;
+  for (const Elf64_Phdr& ph : f.segments()) {
+    if (ph.p_type == PT_GNU_EH_FRAME) hdr = &ph;
+  }
+  if (!hdr || hdr->p_filesz < 12 || hdr->p_filesz > (64u << 20)) {
+    why = "no .eh_frame_hdr";
+    return {};
+  }
+  std::vector<unsigned char> h(hdr->p_filesz);
+  if (!f.read(h.data(), h.size(), hdr->p_offset)) {
+    why = "cannot read .eh_frame_hdr";
+    return {};
+  }
+  const uint8_t ptr_enc = h[1], count_enc = h[2], table_enc = h[3];
+  size_t len = 0;
+  if (h[0] != 1 || !eh_value(h, 4, ptr_enc, &len)) {
+    why = "an .eh_frame_hdr of an unknown form";
+    return {};
+  }
+  size_t at = 4 + len;
+  std::optional<int64_t> count = eh_value(h, at, count_enc, &len);
+  at += len;
+  // The table's entries relative to the header's start (DW_EH_PE_datarel), as GNU ld writes them.
+  if (!count || (table_enc & 0x70) != 0x30 || *count < 0) {
+    why = "an .eh_frame_hdr without a searchable table";
+    return {};
+  }
+  std::vector<TickSite> sites;
+  for (int64_t i = 0; i < *count; ++i) {
+    size_t l1 = 0;
+    std::optional<int64_t> start = eh_value(h, at + static_cast<size_t>(i) * 8, table_enc, &l1);
+    if (!start || l1 != 4) break;
+    const uint64_t fn = hdr->p_vaddr + static_cast<uint64_t>(*start);
+    unsigned char code[40];
+    std::optional<uint64_t> off = f.segment_offset_of(fn, sizeof code);
+    if (!off || !f.read(code, sizeof code, *off)) continue;
+    size_t pos = 0;
+    for (int k = 0; k < 8 && pos + 3 <= sizeof code; ++k) {
+      if (code[pos] == 0x0f && code[pos + 1] == 0x31) {
+        sites.push_back({*off + pos, 2});
+        break;
+      }
+      if (code[pos] == 0x0f && code[pos + 1] == 0x01 && code[pos + 2] == 0xf9) {
+        sites.push_back({*off + pos, 3});
+        break;
+      }
+      const unsigned n = prologue_insn(code + pos, sizeof code - pos);
+      if (n == 0) break;
+      pos += n;
+    }
+  }
+  if (sites.empty()) why = "no counter read at the start of a function";
+  return sites;
+}
+
+bool patch_tick_sites(pid_t pid, const std::vector<TickSite>& sites, uint64_t bias, std::vector<TickSite>* patched) {
   for (const TickSite& s : sites) {
     const unsigned char ud2[3] = {0x0f, 0x0b, 0x90};
     if (!write_mem(pid, s.addr + bias, ud2, s.len)) return false;
+    patched->push_back({s.addr + bias, s.len});
   }
   return true;
 }
 
-unsigned patched_tick_len(const std::vector<TickSite>& sites, uint64_t bias, uint64_t rip) {
+unsigned patched_tick_len(const std::vector<TickSite>& sites, uint64_t rip) {
   for (const TickSite& s : sites) {
-    if (s.addr + bias == rip) return s.len;
+    if (s.addr == rip) return s.len;
   }
   return 0;
 }

@@ -41,12 +41,21 @@ std::vector<TickSite> find_tick_sites(const std::string& path, std::string& why)
 // position-independent executable is AT_ENTRY minus this.
 uint64_t elf_entry(const std::string& path);
 
-// Overwrites each site (moved by `bias`) in process `pid` with UD2 and NOPs. False if a write
-// failed (nothing is then half done for that site: each is one write).
-bool patch_tick_sites(pid_t pid, const std::vector<TickSite>& sites, uint64_t bias);
+// The counter reads at the start of the functions of shared library `path` (found from each
+// function's entry in .eh_frame_hdr's table, decoding only the few instructions compilers put
+// before such a read: endbr64, pushes, register moves, stack adjustment), at their offsets in
+// the file (a process maps the file at offsets its /proc/PID/maps gives). libzmq's clock reads the counter this way to decide whether its cached time is
+// stale; left real, the number of its clock reads, and the timeouts it computes from them,
+// depended on real time (a Go scheduler on libzmq replayed differently in half its runs).
+// Reads in the middle of a function are not found (glibc's mutexes' spin back-off).
+std::vector<TickSite> find_prologue_tick_sites(const std::string& path, std::string& why);
 
-// The length of the patched counter instruction at `rip` among `sites` (moved by `bias`), 0 if
-// `rip` is not one of them (a real SIGILL).
-unsigned patched_tick_len(const std::vector<TickSite>& sites, uint64_t bias, uint64_t rip);
+// Overwrites each site (moved by `bias`) in process `pid` with UD2 and NOPs, and appends each
+// written one, at its address in the process, to *patched. False if a write failed.
+bool patch_tick_sites(pid_t pid, const std::vector<TickSite>& sites, uint64_t bias, std::vector<TickSite>* patched);
+
+// The length of the patched counter instruction at `rip` among `sites` (addresses in the
+// process), 0 if `rip` is not one of them (a real SIGILL).
+unsigned patched_tick_len(const std::vector<TickSite>& sites, uint64_t rip);
 
 }  // namespace vtime::tracer

@@ -285,7 +285,7 @@ void Tracer::on_stop(pid_t tid, int status) {
             p.forever = parent.forever;
             p.tsc_reads = parent.tsc_reads;
             p.tick_sites = parent.tick_sites;
-            p.tick_bias = parent.tick_bias;
+            p.libraries_patched = parent.libraries_patched;
             p.random_seed = parent.random_seed;
             p.random_drawn = parent.random_drawn;
           }
@@ -654,10 +654,48 @@ void Tracer::on_syscall_stop(pid_t tid) {
   leave_wait(tid, t, r);
 }
 
-unsigned Tracer::tsc_read_len(const Process& p, pid_t pid, pid_t tid, user_regs_struct& r, int sig) {
+unsigned Tracer::tsc_read_len(Process& p, pid_t pid, pid_t tid, user_regs_struct& r, int sig) {
   if (sig == SIGSEGV) return tsc_insn(pid, tid, r);
   if (p.tick_sites.empty() || !get_regs(tid, r)) return 0;
-  return patched_tick_len(p.tick_sites, p.tick_bias, r.rip);
+  const unsigned len = patched_tick_len(p.tick_sites, r.rip);
+  // The first read is runtime.cputicks's in schedinit: the dynamic loader has mapped the
+  // libraries the program links, and the runtime has not started a second thread yet, so no
+  // thread executes the code being changed.
+  if (len != 0 && !p.libraries_patched) patch_library_ticks(p, pid);
+  return len;
+}
+
+void Tracer::patch_library_ticks(Process& p, pid_t pid) {
+  p.libraries_patched = true;
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/exe", static_cast<int>(pid));
+  char exe[4096];
+  const ssize_t n = readlink(path, exe, sizeof exe - 1);
+  const std::string self = n > 0 ? std::string(exe, static_cast<size_t>(n)) : std::string();
+  snprintf(path, sizeof path, "/proc/%d/maps", static_cast<int>(pid));
+  std::ifstream maps(path);
+  std::string line;
+  while (std::getline(maps, line)) {
+    // "start-end perms offset dev inode path"
+    unsigned long long start = 0, end = 0, offset = 0;
+    char perms[8] = {};
+    int name_at = 0;
+    if (sscanf(line.c_str(), "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &offset, &name_at) < 4 || name_at <= 0) continue;
+    const std::string file = line.substr(static_cast<size_t>(name_at));
+    if (perms[2] != 'x' || file.empty() || file[0] != '/' || file == self || file.find("libvtime-shim") != std::string::npos) continue;
+    std::string why;
+    std::vector<TickSite> in_file = find_prologue_tick_sites(file, why);
+    std::vector<TickSite> here;
+    for (const TickSite& s : in_file) {
+      if (s.addr >= offset && s.addr + s.len <= offset + (end - start)) here.push_back({start + (s.addr - offset), s.len});
+    }
+    if (here.empty()) continue;
+    if (!patch_tick_sites(pid, here, 0, &p.tick_sites)) {
+      fprintf(stderr, "vtime: pid %d (%s): cannot patch the counter reads of %s: they stay real\n", static_cast<int>(pid),
+              comm_of(pid).c_str(), file.c_str());
+    }
+    VTIME_LOGF("tracer", LogLevel::kDebug, "pid %d: %zu counter read(s) of %s patched", static_cast<int>(pid), here.size(), file.c_str());
+  }
 }
 
 bool Tracer::on_tsc_fault(pid_t tid, int sig) {
@@ -697,9 +735,8 @@ void Tracer::seed_ticks(pid_t pid, uint64_t syscall_insn, int* held, const std::
     // A position-independent executable is loaded elsewhere than linked: by AT_ENTRY - e_entry.
     const uint64_t bias = entry != 0 && at_entry != 0 ? at_entry - entry : 0;
     if (!sites.empty()) {
-      p.tick_sites = sites;  // kept even if a write fails: a site written must be answered
-      p.tick_bias = bias;
-      if (patch_tick_sites(pid, sites, bias)) {
+      p.tick_sites.clear();
+      if (patch_tick_sites(pid, sites, bias, &p.tick_sites)) {
         seg_.header.tsc_patched_images.fetch_add(1, std::memory_order_relaxed);
         return;
       }

@@ -97,10 +97,11 @@ class Tracer {
     // would copy (it may be reported after the child's exec) belongs to another image.
     bool executed = false;
     uint64_t tsc_reads = 0;  // time-stamp counter reads answered (determinism.h)
-    // runtime.cputicks's counter instructions, patched to fault (go_ticks.h; TscRoute::kPatch),
-    // and the image's load bias.
+    // Counter instructions patched to fault (go_ticks.h; TscRoute::kPatch), at their addresses
+    // in the process: runtime.cputicks's, and, from the first of its reads on (the libraries
+    // are loaded by then), those at the start of a shared library's functions.
     std::vector<TickSite> tick_sites;
-    uint64_t tick_bias = 0;
+    bool libraries_patched = false;
     uint32_t threads_made = 0;  // threads the process has created (Thread::rank)
     // A Go program's random bytes (determinism.h): its seed, 0 for others; getrandom bytes drawn.
     uint64_t random_seed = 0;
@@ -146,7 +147,10 @@ class Tracer {
   // machine allows (TscRoute); says once per session when neither works for an image.
   void seed_ticks(pid_t pid, uint64_t syscall_insn, int* held, const std::string& exe);
   // The counter read thread `tid` (registers `r`) stopped on: its length, 0 if none.
-  unsigned tsc_read_len(const Process& p, pid_t pid, pid_t tid, user_regs_struct& r, int sig);
+  unsigned tsc_read_len(Process& p, pid_t pid, pid_t tid, user_regs_struct& r, int sig);
+  // Patches the counter reads at the start of the functions of the shared libraries process
+  // `pid` has mapped (not the executable, whose cputicks is done, nor vtime's shim).
+  void patch_library_ticks(Process& p, pid_t pid);
   void on_syscall_stop(pid_t tid);
   // Interrupts the calls whose deadline the controller reached and fires due timers; true when
   // it did anything.

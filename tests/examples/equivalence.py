@@ -5,6 +5,9 @@ simulator) gives exactly the schedule of its event-based twin run directly again
   periodic_fcfs.WL   vtime run -- periodic_fcfs --period 1   ==  vtime sim + event_fcfs --period 1
   go_fcfs.WL         vtime run -- go_fcfs --period 1 (Go, cgo, under the tracer), the same twin
   go_replay          go_fcfs's recorded run replays with `vtime replay` without divergence
+  go_replay_patch    the same with Go's counter reads through patched code (VTIME_TSC=patch, the
+                     route of machines whose CPU trap is accepted but ignored): recorded with the
+                     machine's own route, replayed with the patch; then recorded and replayed with it
   periodic_fcfs_work.WL   same, each pass burning 2 ms of real CPU (exact mode: still no deviation)
   batch_window.WL    vtime run -- batch_window.py --window 30 ==  vtime sim + batch_window_event.py --window 30
   repeat20.X.WL      20 `vtime run`s of X give byte-identical _jobs.csv (equal to the twin's too)
@@ -17,6 +20,7 @@ Exit 0 pass; 1 fail (the first differing job with both rows on stdout); 77 skipp
 """
 import argparse
 import json
+import os
 import re
 import subprocess
 
@@ -90,14 +94,30 @@ def go_replay(args, scratch):
     if not args.go_fcfs:
         print("SKIPPED: go_fcfs is not built (no Go compiler)")
         return 77
+    return record_and_replay(args, scratch, None, None)
+
+
+def go_replay_patch(args, scratch):
+    """go_replay with Go's counter reads answered through patched code (docs/tracer.md "Go's
+    randomness"): both routes must give the same run, and the patched one must replay itself."""
+    if not args.go_fcfs:
+        print("SKIPPED: go_fcfs is not built (no Go compiler)")
+        return 77
+    patch = dict(os.environ, VTIME_TSC="patch")
+    record_and_replay(args, scratch, None, patch)
+    return record_and_replay(args, scratch, patch, patch)
+
+
+def record_and_replay(args, scratch, record_env, replay_env):
     _, prefix = scratch.next("rec")
     trace = prefix + ".trace"
     cmd = [args.vtime, "run", "-q", "-p", PLATFORM, "-w", workload("spaced_200_delay170"), "-e", prefix,
            "--record", trace, "--", args.go_fcfs, "-s", "{endpoint}", "--period", PERIOD]
-    r = subprocess.run(cmd, cwd=scratch.dir, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT)
+    r = subprocess.run(cmd, cwd=scratch.dir, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT,
+                       env=record_env)
     check(r.returncode == 0, "%s\nexited %d: %s" % (" ".join(cmd), r.returncode, r.stderr))
     r = subprocess.run([args.vtime, "replay", trace, "--report", "json"], cwd=scratch.dir, stdin=subprocess.DEVNULL,
-                       capture_output=True, text=True, timeout=TIMEOUT)
+                       capture_output=True, text=True, timeout=TIMEOUT, env=replay_env)
     print(r.stdout[-4000:] + r.stderr)
     if r.returncode == 1:
         # Seen once in a clean-clone CI run (1 in dozens): an extra arm of the Go poller's wait
@@ -112,12 +132,15 @@ def go_replay(args, scratch):
         print("record-level divergence at a timer record (seq %s, %s): checking messages and decisions" %
               (rep["seq"], rep["kind"]))
         r = subprocess.run([args.vtime, "replay", trace, "--compare", "decisions", "--report", "json"],
-                           cwd=scratch.dir, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT)
+                           cwd=scratch.dir, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT,
+                           env=replay_env)
         print(r.stdout[-4000:] + r.stderr)
     check(r.returncode == 0 and json.loads(r.stdout).get("result") == "match", "the replay diverged (exit %d)" % r.returncode)
+    return 0
 
 
 CASES["go_replay"] = go_replay
+CASES["go_replay_patch"] = go_replay_patch
 CASES["periodic_fcfs_work.spaced_200_delay170"] = equivalent("periodic_fcfs", "spaced_200_delay170", work_ms=2)
 
 if __name__ == "__main__":
