@@ -81,7 +81,7 @@ bool tsc_trap_honoured() {
 }
 
 TscRoute tsc_route() {
-  const char* env = getenv("VTIME_TSC");
+  const char* env = getenv("VTIME_GO_TICKS");
   if (env && strcmp(env, "patch") == 0) return TscRoute::kPatch;
   if (env && strcmp(env, "trap") == 0) return TscRoute::kTrap;
   return tsc_trap_honoured() ? TscRoute::kTrap : TscRoute::kPatch;

@@ -37,7 +37,7 @@ bool seed_random(pid_t pid, uint64_t seed);
 bool answer_getrandom(pid_t pid, pid_t tid, user_regs_struct& r, uint64_t seed, uint64_t* drawn);
 
 // How a Go program's counter reads reach the tracer: the CPU's trap (trap_tsc), or runtime.cputicks
-// patched to fault (go_ticks.h) where the trap is not honoured. VTIME_TSC=trap or =patch forces
+// patched to fault (go_ticks.h) where the trap is not honoured. VTIME_GO_TICKS=trap or =patch forces
 // one (tests force the patch on machines that trap); anything else, or unset: probed.
 enum class TscRoute { kTrap, kPatch };
 TscRoute tsc_route();

@@ -742,8 +742,8 @@ void Tracer::seed_ticks(pid_t pid, uint64_t syscall_insn, int* held, const std::
       }
       why = "cannot write its code";
     }
-    const char* env = getenv("VTIME_TSC");
-    why = std::string(env && strcmp(env, "patch") == 0 ? "VTIME_TSC=patch"
+    const char* env = getenv("VTIME_GO_TICKS");
+    why = std::string(env && strcmp(env, "patch") == 0 ? "VTIME_GO_TICKS=patch"
                                                        : "this machine does not trap the time-stamp counter (prctl "
                                                          "PR_SET_TSC is accepted but ignored)") +
           ", and runtime.cputicks could not be patched: " + why;

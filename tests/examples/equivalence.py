@@ -5,7 +5,7 @@ simulator) gives exactly the schedule of its event-based twin run directly again
   periodic_fcfs.WL   vtime run -- periodic_fcfs --period 1   ==  vtime sim + event_fcfs --period 1
   go_fcfs.WL         vtime run -- go_fcfs --period 1 (Go, cgo, under the tracer), the same twin
   go_replay          go_fcfs's recorded run replays with `vtime replay` without divergence
-  go_replay_patch    the same with Go's counter reads through patched code (VTIME_TSC=patch, the
+  go_replay_patch    the same with Go's counter reads through patched code (VTIME_GO_TICKS=patch, the
                      route of machines whose CPU trap is accepted but ignored): recorded with the
                      machine's own route, replayed with the patch; then recorded and replayed with it
   periodic_fcfs_work.WL   same, each pass burning 2 ms of real CPU (exact mode: still no deviation)
@@ -103,7 +103,7 @@ def go_replay_patch(args, scratch):
     if not args.go_fcfs:
         print("SKIPPED: go_fcfs is not built (no Go compiler)")
         return 77
-    patch = dict(os.environ, VTIME_TSC="patch")
+    patch = dict(os.environ, VTIME_GO_TICKS="patch")
     record_and_replay(args, scratch, None, patch)
     return record_and_replay(args, scratch, patch, patch)
 
