@@ -42,6 +42,7 @@ Subcommand register_k8s(CLI::App& root) {
   auto o = std::make_shared<K8sOptions>();
   CLI::App* app = root.add_subcommand(
       "k8s",
+      "Schedule the workload with a private, unmodified Kubernetes in virtual time.\n"
       "Shorthand for `vtime run ... -- vtime-k8s -s {endpoint} [--scheduler-config FILE] [ARGS]`:\n"
       "the workload is scheduled by Kubernetes' own kube-scheduler, with a private etcd and\n"
       "kube-apiserver, unmodified, in virtual time. Every compute host is a Node, every job a Pod.\n"

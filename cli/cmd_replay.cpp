@@ -140,6 +140,7 @@ Subcommand register_replay(CLI::App& root) {
   auto a = std::make_shared<ReplayArgs>();
   CLI::App* app = root.add_subcommand(
       "replay",
+      "Replay a recorded run without a simulator, up to the first divergence.\n"
       "Play a recorded trace (vtime run --record) back to SCHEDULER under the virtual clock, with no\n"
       "simulator, and compare every message, decision, timer, clock advance and clock-read digest\n"
       "with the trace. Stops at the first divergence and reports it. SCHEDULER defaults to the\n"

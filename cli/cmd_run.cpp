@@ -149,7 +149,7 @@ int run_action(const RunOptions& o) {
       std::filesystem::remove_all(dir, ec);
       return kExitUsage;
     }
-    b.recorder = &recording->recorder();
+    b.observer = &recording->recorder();
   }
 
   auto wall_start = std::chrono::steady_clock::now();

@@ -43,6 +43,7 @@ Subcommand register_slurm(CLI::App& root) {
   auto o = std::make_shared<SlurmOptions>();
   CLI::App* app = root.add_subcommand(
       "slurm",
+      "Schedule the workload with a private, unmodified Slurm cluster in virtual time.\n"
       "Shorthand for `vtime run ... -- vtime-slurm -s {endpoint} [--slurm-conf EXTRA] [ARGS]`: the\n"
       "workload is scheduled by a private, unmodified Slurm cluster (slurmctld and one slurmd per\n"
       "compute resource) in virtual time. Slurm's directory (slurm.conf, logs, state) is kept as\n"

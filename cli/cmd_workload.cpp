@@ -200,6 +200,7 @@ int synth(SynthCliOptions& o) {
 Subcommand register_workload(CLI::App& root) {
   CLI::App* app = root.add_subcommand(
       "workload",
+      "Convert, inspect and synthesise workloads.\n"
       "Workload tools: from-swf (an SWF trace of the Parallel Workloads Archive into a Batsim\n"
       "workload, with windowing and trimming), stats (what a workload or trace holds), synth (a\n"
       "synthetic SWF trace). Exit status: 0 done; 2 bad command line or bad input (the message\n"

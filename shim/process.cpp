@@ -3,7 +3,7 @@
 // which a fork child does just as well, and a wrapper cannot return into a shared stack.
 #include "export.h"
 
-#include "process.h"
+#include <vtime/internal/process.h>
 
 #include <spawn.h>
 

@@ -3,7 +3,7 @@
 // after a clock set; with no timerfd in the process it is one relaxed load more than libc's.
 #include "export.h"
 
-#include "timers.h"
+#include <vtime/internal/timers.h>
 
 VTIME_SHIM_EXPORT int timerfd_create(int clk, int flags) { return vtime_timerfd_create(clk, flags); }
 VTIME_SHIM_EXPORT int timerfd_settime(int fd, int flags, const struct itimerspec* v, struct itimerspec* old) {

@@ -3,8 +3,8 @@
 
 #include "inferior.h"
 
-#include "../libvtime/src/context.h"
-#include "../libvtime/src/settime.h"
+#include <vtime/internal/context.h>
+#include <vtime/internal/settime.h>
 
 #include <sys/syscall.h>
 #include <sys/timex.h>

@@ -1,6 +1,6 @@
 // Clock-setting system calls of traced threads (static and Go programs, which make them raw):
 // emulated on the session's virtual clock, exactly as the shim does for dynamic programs
-// (libvtime/src/settime.h), so that no process of the tree ever sets the host's clock.
+// (libvtime/internal/vtime/internal/settime.h), so that no process of the tree ever sets the host's clock.
 //
 // The seccomp filter (trace_request.cpp) stops every clock_settime, settimeofday, adjtimex and
 // clock_adjtime. At that stop the tracer reads the arguments from the thread's memory, applies

@@ -10,10 +10,10 @@
 
 #include "inferior.h"
 
-#include "../libvtime/src/context.h"
-#include "../libvtime/src/notify_sleeps.h"
-#include "../libvtime/src/slots.h"
-#include "../libvtime/src/trace_request.h"
+#include <vtime/internal/context.h>
+#include <vtime/internal/notify_sleeps.h>
+#include <vtime/internal/slots.h>
+#include <vtime/internal/trace_request.h>
 
 #include <vtime/log.h>
 

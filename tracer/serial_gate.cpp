@@ -16,8 +16,8 @@
 
 #include "inferior.h"
 
-#include "../libvtime/src/serial_gate.h"
-#include "../libvtime/src/waits.h"
+#include <vtime/internal/serial_gate.h>
+#include <vtime/internal/waits.h>
 
 #include <vtime/log.h>
 

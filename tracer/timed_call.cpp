@@ -3,7 +3,7 @@
 
 #include "inferior.h"
 
-#include "../libvtime/src/context.h"
+#include <vtime/internal/context.h>
 
 #include <vtime/session.h>
 

@@ -3,9 +3,9 @@
 
 #include "inferior.h"
 
-#include "../libvtime/src/context.h"
-#include "../libvtime/src/slots.h"
-#include "../libvtime/src/timer_slots.h"
+#include <vtime/internal/context.h>
+#include <vtime/internal/slots.h>
+#include <vtime/internal/timer_slots.h>
 
 #include <vtime/log.h>
 #include <vtime/session.h>

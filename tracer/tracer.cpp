@@ -7,12 +7,12 @@
 #include "inferior.h"
 #include "vdso_patch.h"
 
-#include "../libvtime/src/context.h"
-#include "../libvtime/src/futex.h"
-#include "../libvtime/src/proc_reader.h"
-#include "../libvtime/src/slots.h"
-#include "../libvtime/src/trace_request.h"
-#include "../libvtime/src/waits.h"
+#include <vtime/internal/context.h>
+#include <vtime/internal/futex.h>
+#include <vtime/internal/proc_reader.h>
+#include <vtime/internal/slots.h>
+#include <vtime/internal/trace_request.h>
+#include <vtime/internal/waits.h>
 
 #include <vtime/log.h>
 
@@ -190,7 +190,7 @@ void Tracer::serve_requests() {
 void Tracer::end_orphaned_tree() {
   int killed = 0;
   for (auto& p : seg_.processes) {
-    if (p.state.load(std::memory_order_acquire) != 1) continue;
+    if (p.state.load(std::memory_order_acquire) != abi::kProcessLive) continue;
     pid_t pid = p.pid.load(std::memory_order_relaxed);
     uint64_t started = 0;
     char st = detail::ProcReader::process_state(pid, &started);

@@ -4,7 +4,7 @@
 #include "clock_blob_layout.h"
 #include "inferior.h"
 
-#include "../libvtime/src/cpu_charge.h"
+#include <vtime/internal/cpu_charge.h>
 
 #include <vtime/abi.h>
 

@@ -19,7 +19,6 @@
 #include <vtime/controller.h>
 #include <vtime/log.h>
 #include <vtime/protocol/codec.h>
-#include <vtime/recorder/recorder.h>
 #include <vtime/session.h>
 #include <vtime/spawn.h>
 #include <vtime/tree_watch.h>
@@ -45,7 +44,6 @@ using protocol::Event;
 using protocol::Message;
 using protocol::Nanos;
 using Clock = std::chrono::steady_clock;
-using recorder::MsgDir;
 
 // How long the broker watches for a reply before sleeping in poll (see exchange()).
 constexpr std::chrono::microseconds kReplySpin{50};
@@ -70,23 +68,23 @@ class Conversation {
     } catch (const Stop& s) {
       fprintf(stderr, "vtime broker: %s\n", s.what());
       code = s.code;
-      record_safely([&](recorder::Recorder& r) { r.error(code, s.what(), session_.now().ns()); });
+      record_safely([&](RunObserver& r) { r.error(code, s.what(), session_.now().ns()); });
     } catch (const SimulatorGone& g) {
       fprintf(stderr, "vtime broker: %s\n", g.what());
       code = g.code;
-      record_safely([&](recorder::Recorder& r) { r.error(code, g.what(), session_.now().ns()); });
+      record_safely([&](RunObserver& r) { r.error(code, g.what(), session_.now().ns()); });
     } catch (const Aborted& a) {
       code = a.code;
       aborted_ = true;
     } catch (const zmq::error_t& e) {
       fprintf(stderr, "vtime broker: ZeroMQ error: %s\n", e.what());
       code = kExitInternal;
-      record_safely([&](recorder::Recorder& r) { r.error(code, std::string("ZeroMQ error: ") + e.what(), session_.now().ns()); });
+      record_safely([&](RunObserver& r) { r.error(code, std::string("ZeroMQ error: ") + e.what(), session_.now().ns()); });
     }
     shutdown(code != kExitOk);
     if (!aborted_) {
-      if (child_reaped_) record_safely([&](recorder::Recorder& r) { r.root_exit(child_status_, session_.now().ns()); });
-      record_safely([&](recorder::Recorder& r) { r.finish(code, session_.now().ns()); });
+      if (child_reaped_) record_safely([&](RunObserver& r) { r.root_exit(child_status_, session_.now().ns()); });
+      record_safely([&](RunObserver& r) { r.finish(code, session_.now().ns()); });
     }
     if (summary) {
       summary_.end_time = session_.now() - setup_;
@@ -138,7 +136,7 @@ class Conversation {
     child_ = r.pid;
     ctl_.emplace(session_, child_, watch_.get());
     ctl_->set_cpu_model(opts_.cpu);
-    if (opts_.recorder) opts_.recorder->attach(session_, child_);
+    if (opts_.observer) opts_.observer->attach(session_, child_);
   }
 
   // The scheduler binds its endpoint as it starts. Until our socket is connected, a message
@@ -249,9 +247,9 @@ class Conversation {
   // On the error path: a replay's comparator may throw, and nothing must escape from there.
   template <class F>
   void record_safely(F&& f) {
-    if (!opts_.recorder) return;
+    if (!opts_.observer) return;
     try {
-      f(*opts_.recorder);
+      f(*opts_.observer);
     } catch (const std::exception&) {
     }
   }
@@ -333,7 +331,7 @@ class Conversation {
   // belongs to this instant, and the next deadline is read only then.
   Message exchange(const std::string& bytes, Nanos now, bool last = false) {
     wait_connected();
-    if (opts_.recorder) opts_.recorder->message(MsgDir::kToScheduler, bytes, now.ns());
+    if (opts_.observer) opts_.observer->message(MsgDir::kToScheduler, bytes, now.ns());
     sched_.send(zmq::buffer(bytes), zmq::send_flags::none);
     ++summary_.scheduler_messages;
     fired_since_message_ = false;
@@ -400,7 +398,7 @@ class Conversation {
     zmq::message_t m;
     if (!sched_.recv(m)) throw Stop(kExitInternal, "lost the scheduler's reply");
     std::string text = m.to_string();
-    uint64_t reply_seq = opts_.recorder ? opts_.recorder->message(MsgDir::kFromScheduler, text, now.ns()) : 0;
+    uint64_t reply_seq = opts_.observer ? opts_.observer->message(MsgDir::kFromScheduler, text, now.ns()) : 0;
     auto parsed = protocol::parse_message(text, Direction::to_batsim);
     if (!parsed) {
       throw Stop(kExitBadReply, "invalid reply from the scheduler to the message at " + protocol::format_seconds(now) +
@@ -410,7 +408,7 @@ class Conversation {
       throw Stop(kExitBadReply, "invalid reply from the scheduler to the message at " + protocol::format_seconds(now) +
                                     ": " + *err);
     }
-    if (opts_.recorder) opts_.recorder->decisions(reply_seq, *parsed, now.ns());
+    if (opts_.observer) opts_.observer->decisions(reply_seq, *parsed, now.ns());
     if (!last) settle();
     return *parsed;
   }
@@ -468,10 +466,10 @@ class Conversation {
   // timeout policy wakes everything due by its end at once.
   void advance(TimePoint t, const char* reason) {
     TimePoint from = session_.now();
-    if (opts_.recorder) opts_.recorder->before_advance(from.ns(), t.ns());
+    if (opts_.observer) opts_.observer->before_advance(from.ns(), t.ns());
     int woken = opts_.sync == SyncPolicy::kExact ? ctl_->advance_step(t) : ctl_->advance_to(t);
     if (woken > 0) fired_since_message_ = true;
-    if (opts_.recorder) opts_.recorder->advance(from.ns(), std::max(from, t).ns(), reason, woken);
+    if (opts_.observer) opts_.observer->advance(from.ns(), std::max(from, t).ns(), reason, woken);
   }
 
   // Lets the scheduler's tree settle (exact: idle; timeout: the real-time budget).
@@ -479,7 +477,7 @@ class Conversation {
     if (opts_.sync == SyncPolicy::kTimeout) {
       auto budget = std::chrono::nanoseconds(std::max(opts_.timeout.ns(), opts_.min_delay.ns()));
       spend_budget(Clock::now() + budget, false);
-      if (opts_.recorder) opts_.recorder->observe(session_.now().ns());
+      if (opts_.observer) opts_.observer->observe(session_.now().ns());
       // No idle decision reclaims dead processes' slots here: do it every 20 ms of real time.
       if (Clock::now() >= next_reclaim_) {
         ctl_->reclaim_dead();
@@ -495,7 +493,7 @@ class Conversation {
     ctl_->wait_idle([&] { return (++looks % 16 == 0 && child_exited()) || Clock::now() > crash_at; });
     if (child_exited()) throw Stop(kExitSchedulerDied, "the scheduler " + child_status_text());
     if (Clock::now() > crash_at) throw Stop(kExitSchedulerHung, "the scheduler stayed " + busy_or_stopped() + " for the whole crash timeout");
-    if (opts_.recorder) opts_.recorder->observe(session_.now().ns());
+    if (opts_.observer) opts_.observer->observe(session_.now().ns());
   }
 
   // Why a scheduler that never became idle did not answer: a stopped process (SIGSTOP, a
@@ -567,9 +565,9 @@ class Conversation {
       ++summary_.batsim_messages;
       VTIME_LOGF("broker", LogLevel::kDebug, "batsim -> %s", bytes.substr(0, 300).c_str());
       auto parsed = protocol::parse_message(bytes, Direction::to_scheduler);
-      if (opts_.recorder) {
+      if (opts_.observer) {
         Nanos at = to_nanos(session_.now());
-        opts_.recorder->message(MsgDir::kFromBatsim, bytes, parsed ? std::max(parsed->now, at).ns() : at.ns());
+        opts_.observer->message(MsgDir::kFromBatsim, bytes, parsed ? std::max(parsed->now, at).ns() : at.ns());
       }
       if (!parsed) throw Stop(kExitBatsimError, "invalid message from the simulator: " + parsed.error());
       Message msg = std::move(*parsed);
@@ -581,7 +579,7 @@ class Conversation {
       bool begins = false;
       TimePoint before = session_.now();
       ctl_->set_now(to_tp(T));
-      if (opts_.recorder && to_tp(T) > before) opts_.recorder->advance(before.ns(), to_tp(T).ns(), "message", 0);
+      if (opts_.observer && to_tp(T) > before) opts_.observer->advance(before.ns(), to_tp(T).ns(), "message", 0);
       reply_now_ = T;
       step_ = opts_.base_timestep;
 
@@ -623,7 +621,7 @@ class Conversation {
       if (!ends) maybe_call_me_later(answer);
       std::string out = protocol::serialise(answer);
       VTIME_LOGF("broker", LogLevel::kDebug, "batsim <- %s", out.substr(0, 300).c_str());
-      if (opts_.recorder) opts_.recorder->message(MsgDir::kToBatsim, out, answer.now.ns());
+      if (opts_.observer) opts_.observer->message(MsgDir::kToBatsim, out, answer.now.ns());
       if (opts_.batsim_port) {
         opts_.batsim_port->send(out);
       } else {

@@ -1,9 +1,9 @@
 // The per-process agent thread (see agent.h).
-#include "agent.h"
+#include <vtime/internal/agent.h>
 
-#include "futex.h"
-#include "slots.h"
-#include "timers.h"
+#include <vtime/internal/futex.h>
+#include <vtime/internal/slots.h>
+#include <vtime/internal/timers.h>
 
 #include <pthread.h>
 #include <signal.h>

@@ -2,8 +2,8 @@
 #include <vtime/vtime.h>
 
 #include "clock_stats.h"
-#include "context.h"
-#include "cpu_charge.h"
+#include <vtime/internal/context.h>
+#include <vtime/internal/cpu_charge.h>
 #include "libc.h"
 
 #include <cerrno>

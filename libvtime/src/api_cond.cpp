@@ -3,10 +3,10 @@
 // which POSIX allows), and the wait reports ETIMEDOUT because the virtual clock has reached it.
 #include <vtime/vtime.h>
 
-#include "context.h"
-#include "cpu_charge.h"
+#include <vtime/internal/context.h>
+#include <vtime/internal/cpu_charge.h>
 #include "libc.h"
-#include "waits.h"
+#include <vtime/internal/waits.h>
 
 #include <cerrno>
 

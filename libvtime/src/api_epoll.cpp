@@ -2,8 +2,8 @@
 // pollable, so we poll it together with the thread's eventfd and never touch the user's set.
 #include <vtime/vtime.h>
 
-#include "cpu_charge.h"
-#include "serial_gate.h"
+#include <vtime/internal/cpu_charge.h>
+#include <vtime/internal/serial_gate.h>
 #include "fd_wait.h"
 #include "libc.h"
 

@@ -12,12 +12,12 @@
 // timeout: bounded, but not exact (docs/shim.md lists this limitation).
 #include <vtime/vtime.h>
 
-#include "context.h"
-#include "cpu_charge.h"
-#include "futex.h"
-#include "slots.h"
+#include <vtime/internal/context.h>
+#include <vtime/internal/cpu_charge.h>
+#include <vtime/internal/futex.h>
+#include <vtime/internal/slots.h>
 #include "libc.h"
-#include "waits.h"
+#include <vtime/internal/waits.h>
 
 #include <sys/syscall.h>
 

@@ -1,10 +1,10 @@
 // C API: poll and ppoll with virtual timeouts.
 #include <vtime/vtime.h>
 
-#include "cpu_charge.h"
+#include <vtime/internal/cpu_charge.h>
 #include "fd_wait.h"
 #include "libc.h"
-#include "serial_gate.h"
+#include <vtime/internal/serial_gate.h>
 
 #include <cerrno>
 

@@ -1,8 +1,8 @@
 // C API: select and pselect with virtual timeouts. The thread's eventfd joins the read set.
 #include <vtime/vtime.h>
 
-#include "cpu_charge.h"
-#include "serial_gate.h"
+#include <vtime/internal/cpu_charge.h>
+#include <vtime/internal/serial_gate.h>
 #include "fd_wait.h"
 #include "libc.h"
 

@@ -7,11 +7,11 @@
 // wakes the futex at the deadline.
 #include <vtime/vtime.h>
 
-#include "context.h"
-#include "cpu_charge.h"
-#include "futex.h"
+#include <vtime/internal/context.h>
+#include <vtime/internal/cpu_charge.h>
+#include <vtime/internal/futex.h>
 #include "libc.h"
-#include "waits.h"
+#include <vtime/internal/waits.h>
 
 #include <cerrno>
 

@@ -6,12 +6,12 @@
 #include <vtime/vtime.h>
 
 #include "caps.h"
-#include "futex.h"
-#include "context.h"
-#include "settime.h"
+#include <vtime/internal/futex.h>
+#include <vtime/internal/context.h>
+#include <vtime/internal/settime.h>
 #include "libc.h"
-#include "slots.h"
-#include "waits.h"
+#include <vtime/internal/slots.h>
+#include <vtime/internal/waits.h>
 
 #include <sys/timex.h>
 #include <unistd.h>
@@ -49,7 +49,7 @@ void shift_realtime(abi::Segment& seg, int64_t delta) {
   // Timerfds armed with TFD_TIMER_CANCEL_ON_SET live in their own processes: their agents look.
   for (uint32_t p = 0, n = detail::process_limit(seg); p < n; ++p) {
     auto& ps = seg.processes[p];
-    if (ps.state.load(std::memory_order_acquire) == 1 && ps.agent_tid.load(std::memory_order_acquire) != 0) {
+    if (ps.state.load(std::memory_order_acquire) == abi::kProcessLive && ps.agent_tid.load(std::memory_order_acquire) != 0) {
       wake_agent(seg, p);
     }
   }

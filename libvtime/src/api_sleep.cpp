@@ -2,10 +2,10 @@
 // time T" on the thread's own slot; the controller wakes it when the clock reaches T.
 #include <vtime/vtime.h>
 
-#include "context.h"
-#include "cpu_charge.h"
+#include <vtime/internal/context.h>
+#include <vtime/internal/cpu_charge.h>
 #include "libc.h"
-#include "waits.h"
+#include <vtime/internal/waits.h>
 
 #include <cerrno>
 

@@ -3,10 +3,10 @@
 // runtimes call clock_gettime/nanosleep as raw syscalls). Other numbers pass straight through.
 #include <vtime/vtime.h>
 
-#include "context.h"
-#include "cpu_charge.h"
-#include "futex.h"
-#include "waits.h"
+#include <vtime/internal/context.h>
+#include <vtime/internal/cpu_charge.h>
+#include <vtime/internal/futex.h>
+#include <vtime/internal/waits.h>
 
 #include <sys/syscall.h>
 

@@ -1,14 +1,14 @@
 // C API: POSIX timers, alarm/setitimer(ITIMER_REAL) and timerfd on the virtual clock.
 #include <vtime/vtime.h>
 
-#include "agent.h"
-#include "context.h"
-#include "futex.h"
-#include "slots.h"
+#include <vtime/internal/agent.h>
+#include <vtime/internal/context.h>
+#include <vtime/internal/futex.h>
+#include <vtime/internal/slots.h>
 #include "libc.h"
-#include "timer_slots.h"
-#include "timers.h"
-#include "waits.h"
+#include <vtime/internal/timer_slots.h>
+#include <vtime/internal/timers.h>
+#include <vtime/internal/waits.h>
 
 #include <sys/eventfd.h>
 #include <sys/syscall.h>

@@ -2,7 +2,7 @@
 // child installing its seccomp filters asks too.
 #pragma once
 
-#include "futex.h"
+#include <vtime/internal/futex.h>
 
 #include <linux/capability.h>
 #include <sys/syscall.h>

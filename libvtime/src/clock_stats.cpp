@@ -1,7 +1,7 @@
 // Claiming and giving back per-thread clock statistics (see clock_stats.h).
 #include "clock_stats.h"
 
-#include "futex.h"
+#include <vtime/internal/futex.h>
 
 #include <pthread.h>
 

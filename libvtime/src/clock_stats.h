@@ -6,7 +6,7 @@
 // totals into its process slot so nothing read is lost.
 #pragma once
 
-#include "context.h"
+#include <vtime/internal/context.h>
 
 namespace vtime::detail {
 

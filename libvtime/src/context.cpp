@@ -1,13 +1,13 @@
 // Attachment, process registration and clock conversions (see context.h).
-#include "context.h"
-#include "trace_request.h"
+#include <vtime/internal/context.h>
+#include <vtime/internal/trace_request.h>
 
-#include "futex.h"
+#include <vtime/internal/futex.h>
 #include "libc.h"
 #include "proc_stat.h"
-#include "process.h"
-#include "slots.h"
-#include "waits.h"
+#include <vtime/internal/process.h>
+#include <vtime/internal/slots.h>
+#include <vtime/internal/waits.h>
 
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -59,7 +59,7 @@ uint64_t read_start_time(pid_t pid) {
 uint32_t try_claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint64_t start_time, const ChildId& id) {
   for (uint32_t i = 0, n = process_limit(seg); i < n; ++i) {
     auto& p = seg.processes[i];
-    if (p.state.load(std::memory_order_acquire) == 1 && p.pid.load() == pid) {
+    if (p.state.load(std::memory_order_acquire) == abi::kProcessLive && p.pid.load() == pid) {
       // The same process after exec (its agent, if it had one, is gone with the old image), or
       // a child that registered itself before its parent announced it.
       p.agent_tid.store(0);
@@ -74,14 +74,14 @@ uint32_t try_claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint
   auto& high = seg.header.process_high;
   for (uint32_t i = 0; i < abi::kProcessSlots; ++i) {
     auto& p = seg.processes[i];
-    if (p.state.load(std::memory_order_relaxed) != 0) continue;
+    if (p.state.load(std::memory_order_relaxed) != abi::kProcessFree) continue;
     // Raised before the claim: a scan that sees the slot in use also sees it within the limit.
     uint32_t h = high.load(std::memory_order_seq_cst);
     while (h <= i && !high.compare_exchange_weak(h, i + 1, std::memory_order_seq_cst)) {
     }
-    uint32_t expected = 0;
-    // State 2 = being initialised, so the controller never sees a half-written slot.
-    if (p.state.compare_exchange_strong(expected, 2, std::memory_order_acq_rel)) {
+    uint32_t expected = abi::kProcessFree;
+    // Filling: the controller never acts on a half-written slot (abi::ProcessState).
+    if (p.state.compare_exchange_strong(expected, abi::kProcessFilling, std::memory_order_acq_rel)) {
       p.pid.store(pid);
       p.parent.store(parent);
       p.start_time.store(start_time);
@@ -92,7 +92,7 @@ uint32_t try_claim_process_slot(abi::Segment& seg, pid_t pid, pid_t parent, uint
       p.rank.store(id.rank);
       p.forks.store(0);
       p.held.store(0);
-      p.state.store(1, std::memory_order_release);
+      p.state.store(abi::kProcessLive, std::memory_order_release);
       notify_activity(seg);
       return i;
     }

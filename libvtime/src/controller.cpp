@@ -4,10 +4,10 @@
 #include <vtime/log.h>
 #include <vtime/tree_watch.h>
 
-#include "futex.h"
-#include "slots.h"
-#include "notify_sleeps.h"
-#include "proc_reader.h"
+#include <vtime/internal/futex.h>
+#include <vtime/internal/slots.h>
+#include <vtime/internal/notify_sleeps.h>
+#include <vtime/internal/proc_reader.h>
 #include "proc_stat.h"
 #include "tsc_clock.h"
 
@@ -506,8 +506,8 @@ struct Controller::Impl {
     for (uint32_t i = 0, n = detail::process_limit(seg); i < n; ++i) {
       auto& p = seg.processes[i];
       uint32_t st = p.state.load(std::memory_order_acquire);
-      if (st == 2) return false;  // being filled in
-      if (st != 1) continue;
+      if (st == abi::kProcessFilling) return false;
+      if (st != abi::kProcessLive) continue;
       pid_t pid = p.pid.load();
       if (watched_pids.count(pid)) continue;
       if (!watch->watches(pid)) {
@@ -545,7 +545,7 @@ struct Controller::Impl {
   // Frees process slot p (its process `pid` is dead or a zombie) and every slot it owned.
   void reclaim(abi::ProcessSlot& p, pid_t pid, char st) {
     VTIME_LOGF("controller", LogLevel::kDebug, "process %d is gone (state %c): reclaiming its slots", pid, st ? st : '-');
-    p.state.store(0, std::memory_order_release);
+    p.state.store(abi::kProcessFree, std::memory_order_release);
     for (uint32_t i = 0, n = detail::waiter_limit(seg); i < n; ++i) {
       auto& w = seg.waiters[i];
       if (w.state.load(std::memory_order_acquire) != abi::kFree && w.pid.load() == pid) {
@@ -564,9 +564,9 @@ struct Controller::Impl {
     for (uint32_t i = 0, n = detail::process_limit(seg); i < n; ++i) {
       auto& p = seg.processes[i];
       uint32_t st = p.state.load(std::memory_order_acquire);
-      if (st == 0) continue;
+      if (st == abi::kProcessFree) continue;
       pid_t pid = p.pid.load();
-      if (st == 2) {  // being filled in: not idle, and its pid may not be written yet
+      if (st == abi::kProcessFilling) {  // not idle, and its pid may not be written yet
         if (registering) *registering = true;
         roots.insert(pid);
         continue;
@@ -791,7 +791,7 @@ struct Controller::Impl {
     std::unordered_map<pid_t, uint32_t> agents;
     for (uint32_t i = 0, n = detail::process_limit(seg); i < n; ++i) {
       auto& p = seg.processes[i];
-      if (p.state.load(std::memory_order_acquire) != 1) continue;
+      if (p.state.load(std::memory_order_acquire) != abi::kProcessLive) continue;
       pid_t a = p.agent_tid.load(std::memory_order_acquire);
       if (a > 0 && live_pids.count(p.pid.load())) agents.emplace(a, i);
     }
@@ -1138,7 +1138,7 @@ struct Controller::Impl {
     if (pid == root) return {0, 0, pid};
     for (uint32_t i = 0, n = detail::process_limit(seg); i < n; ++i) {
       const auto& p = seg.processes[i];
-      if (p.state.load(std::memory_order_acquire) != 1 || p.pid.load(std::memory_order_relaxed) != pid) continue;
+      if (p.state.load(std::memory_order_acquire) != abi::kProcessLive || p.pid.load(std::memory_order_relaxed) != pid) continue;
       uint32_t rank = p.rank.load(std::memory_order_relaxed);
       if (rank != 0) return {rank, p.lineage.load(std::memory_order_relaxed), pid};
       break;
@@ -1183,7 +1183,7 @@ struct Controller::Impl {
     const size_t traced = held.size();
     for (uint32_t i = 0, n = detail::process_limit(seg); i < n; ++i) {  // the shim's
       auto& p = seg.processes[i];
-      if (p.state.load(std::memory_order_acquire) != 1 || p.held.load(std::memory_order_acquire) == 0) continue;
+      if (p.state.load(std::memory_order_acquire) != abi::kProcessLive || p.held.load(std::memory_order_acquire) == 0) continue;
       held.push_back(p.pid.load(std::memory_order_relaxed));
     }
     pid_t next = first_turn(held);

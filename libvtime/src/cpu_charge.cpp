@@ -1,7 +1,7 @@
 // The `calls` CPU-time model's slow path and payment (see cpu_charge.h).
-#include "cpu_charge.h"
+#include <vtime/internal/cpu_charge.h>
 
-#include "waits.h"
+#include <vtime/internal/waits.h>
 
 #include <algorithm>
 

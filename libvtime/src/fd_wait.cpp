@@ -1,9 +1,9 @@
 // Shared machinery of the fd-readiness waits (see fd_wait.h).
 #include "fd_wait.h"
 
-#include "futex.h"
+#include <vtime/internal/futex.h>
 #include "libc.h"
-#include "serial_gate.h"
+#include <vtime/internal/serial_gate.h>
 
 #include <pthread.h>
 #include <sys/syscall.h>

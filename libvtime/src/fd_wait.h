@@ -3,8 +3,8 @@
 // virtual deadline comes. The user's own sets and epoll instances are never modified.
 #pragma once
 
-#include "context.h"
-#include "waits.h"
+#include <vtime/internal/context.h>
+#include <vtime/internal/waits.h>
 
 #include <poll.h>
 #include <signal.h>

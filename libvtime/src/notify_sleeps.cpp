@@ -1,11 +1,11 @@
 // Notified sleeps: the controller's part (see notify_sleeps.h).
-#include "notify_sleeps.h"
+#include <vtime/internal/notify_sleeps.h>
 
-#include "context.h"
-#include "futex.h"
-#include "slots.h"
-#include "trace_request.h"
-#include "waits.h"
+#include <vtime/internal/context.h>
+#include <vtime/internal/futex.h>
+#include <vtime/internal/slots.h>
+#include <vtime/internal/trace_request.h>
+#include <vtime/internal/waits.h>
 
 #include <vtime/log.h>
 #include <vtime/session.h>

@@ -4,8 +4,8 @@
 #include <vtime/abi.h>
 
 #include "libc.h"
-#include "proc_reader.h"
-#include "slots.h"
+#include <vtime/internal/proc_reader.h>
+#include <vtime/internal/slots.h>
 
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -78,7 +78,7 @@ std::vector<PendingWait> pending_waits(Session& s) {
 std::vector<RegisteredProcess> registered_processes(Session& s) {
   std::vector<RegisteredProcess> out;
   for (auto& p : s.segment().processes) {
-    if (p.state.load(std::memory_order_acquire) != 1) continue;
+    if (p.state.load(std::memory_order_acquire) != abi::kProcessLive) continue;
     out.push_back({p.pid.load(std::memory_order_relaxed), p.parent.load(std::memory_order_relaxed),
                    p.lineage.load(std::memory_order_relaxed)});
   }
@@ -108,7 +108,7 @@ std::map<pid_t, ClockReads> clock_reads(Session& s, const std::vector<std::strin
   std::vector<pid_t> seen;
   for (uint32_t i = 0, n = detail::process_limit(seg); i < n; ++i) {
     auto& p = seg.processes[i];
-    if (p.state.load(std::memory_order_acquire) != 1) continue;
+    if (p.state.load(std::memory_order_acquire) != abi::kProcessLive) continue;
     seen.push_back(p.pid.load(std::memory_order_relaxed));
     if (process_ignored(p.pid.load(std::memory_order_relaxed))) {
       left_out.insert(p.pid.load(std::memory_order_relaxed));
@@ -123,7 +123,7 @@ std::map<pid_t, ClockReads> clock_reads(Session& s, const std::vector<std::strin
     if (t.state.load(std::memory_order_acquire) != 1) continue;
     pid_t pid = t.pid.load(std::memory_order_relaxed);
     auto& proc = seg.processes[t.process.load(std::memory_order_relaxed) % abi::kProcessSlots];
-    if (proc.state.load(std::memory_order_acquire) != 1 || proc.pid.load(std::memory_order_relaxed) != pid) {
+    if (proc.state.load(std::memory_order_acquire) != abi::kProcessLive || proc.pid.load(std::memory_order_relaxed) != pid) {
       // Its process is gone (and was reclaimed): nobody will free this entry but us.
       t.state.store(0, std::memory_order_release);
       continue;

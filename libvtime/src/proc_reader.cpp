@@ -1,5 +1,5 @@
 // Reading the wrapped tree's state from /proc (see proc_reader.h).
-#include "proc_reader.h"
+#include <vtime/internal/proc_reader.h>
 
 #include "proc_stat.h"
 

@@ -1,13 +1,13 @@
 // Process lifecycle under a session (see process.h).
-#include "process.h"
+#include <vtime/internal/process.h>
 
-#include "agent.h"
+#include <vtime/internal/agent.h>
 #include "clock_stats.h"
-#include "context.h"
+#include <vtime/internal/context.h>
 #include "libc.h"
-#include "timers.h"
-#include "trace_request.h"
-#include "waits.h"
+#include <vtime/internal/timers.h>
+#include <vtime/internal/trace_request.h>
+#include <vtime/internal/waits.h>
 
 #include <pthread.h>
 #include <unistd.h>

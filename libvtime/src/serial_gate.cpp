@@ -1,7 +1,7 @@
 // The shim's side of the serial gate (see serial_gate.h).
-#include "serial_gate.h"
+#include <vtime/internal/serial_gate.h>
 
-#include "futex.h"
+#include <vtime/internal/futex.h>
 #include "libc.h"
 
 #include <vector>

@@ -2,9 +2,9 @@
 #include <vtime/spawn.h>
 #include <vtime/tree_watch.h>
 
-#include "futex.h"
-#include "notify_sleeps.h"
-#include "trace_request.h"
+#include <vtime/internal/futex.h>
+#include <vtime/internal/notify_sleeps.h>
+#include <vtime/internal/trace_request.h>
 
 #include <fcntl.h>
 #include <signal.h>

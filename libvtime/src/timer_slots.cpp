@@ -1,8 +1,8 @@
 // Slots of process-owned timers (see timer_slots.h).
-#include "timer_slots.h"
+#include <vtime/internal/timer_slots.h>
 
-#include "slots.h"
-#include "waits.h"
+#include <vtime/internal/slots.h>
+#include <vtime/internal/waits.h>
 
 namespace vtime::detail {
 

@@ -1,8 +1,8 @@
 // Handing a program to the tracer (see trace_request.h).
-#include "trace_request.h"
+#include <vtime/internal/trace_request.h>
 
 #include "caps.h"
-#include "futex.h"
+#include <vtime/internal/futex.h>
 
 #include <elf.h>
 #include <fcntl.h>

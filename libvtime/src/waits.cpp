@@ -1,10 +1,10 @@
 // Thread slots and wait scopes (see waits.h).
-#include "waits.h"
+#include <vtime/internal/waits.h>
 
-#include "cpu_charge.h"
-#include "futex.h"
+#include <vtime/internal/cpu_charge.h>
+#include <vtime/internal/futex.h>
 #include "libc.h"
-#include "slots.h"
+#include <vtime/internal/slots.h>
 
 #include <vtime/session.h>
 

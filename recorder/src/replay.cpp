@@ -448,7 +448,7 @@ ReplayResult replay(const ReplayOptions& o) {
                              : default_ignored_threads());
   cmp.set_recorder(&recorder);
   TracePort port(expected, cmp);
-  b.recorder = &recorder;
+  b.observer = &recorder;
   b.batsim_port = o.compare == Compare::kScheduler ? o.simulator : &port;
   // Schedulers that keep files of their own (vtime-k8s, vtime-slurm) put them beside the outputs,
   // as under vtime run: here in the replay's private directory.

@@ -5,9 +5,9 @@
 #include <vtime/vtime.h>
 #include <vtime/tree_watch.h>
 
-#include "../../libvtime/src/notify_sleeps.h"
-#include "../../libvtime/src/slots.h"
-#include "../../libvtime/src/trace_request.h"
+#include <vtime/internal/notify_sleeps.h>
+#include <vtime/internal/slots.h>
+#include <vtime/internal/trace_request.h>
 
 #include <gtest/gtest.h>
 

@@ -126,7 +126,7 @@ inline constexpr uint32_t kTracerDirect = 16;
 // handler ran: the kernel restarts it, the controller keeps the deadline) or another one (the
 // tracer ends the slot).
 inline constexpr uint32_t kTracerNotify = 32;
-// A notified epoll wait whose events the controller took for it (libvtime/src/notify_sleeps.h):
+// A notified epoll wait whose events the controller took for it (libvtime/internal/vtime/internal/notify_sleeps.h):
 // Answering while it takes and writes them, then Answered with their number in `deadline`; the
 // slot stays Claimed until the thread's next notification. A signal that ends the wait before
 // the kernel hands the answer over makes the kernel drop it: the tracer, at the signal's stop,
@@ -176,8 +176,13 @@ inline constexpr uint32_t kSerialThreads = 2;
 // mask-size argument, where the controller reads it in /proc/TID/syscall.
 inline constexpr uint64_t kTaggedWaitMark = 0x5654ull << 48;
 
+// ProcessSlot::state. A registration claims a free slot as kProcessFilling, writes the fields, then
+// publishes it as kProcessLive: a reader never acts on a half-written slot (the controller counts
+// a filling slot as a tree that is not idle yet). The controller frees the slot of a dead process.
+enum ProcessState : uint32_t { kProcessFree = 0, kProcessLive = 1, kProcessFilling = 2 };
+
 struct alignas(64) ProcessSlot {
-  std::atomic<uint32_t> state;      // 0 free, 1 live
+  std::atomic<uint32_t> state;      // ProcessState
   std::atomic<int32_t> pid;
   std::atomic<int32_t> parent;
   std::atomic<uint32_t> agent_word; // futex the process's agent thread sleeps on

@@ -16,6 +16,7 @@
 //     int code = vtime::broker::run(o);   // exit codes: see broker.h kExit*
 #pragma once
 
+#include <vtime/broker/run_observer.h>
 #include <vtime/cpu_model.h>
 #include <vtime/time.h>
 
@@ -26,10 +27,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-namespace vtime::recorder {
-class Recorder;
-}
 
 namespace vtime::broker {
 
@@ -101,7 +98,7 @@ struct Options {
   Duration max_sim_time = Duration::zero();
   std::function<void(const std::string&)> progress;  // called with a status line, may be empty
   pid_t batsim_pid = 0;                       // when known: its death is reported
-  recorder::Recorder* recorder = nullptr;     // when set, every message, timer and advance is recorded
+  RunObserver* observer = nullptr;            // when set, told every message, timer and advance (the recorder)
   BatsimPort* batsim_port = nullptr;          // when set, used instead of the ZeroMQ socket
 };
 

@@ -13,6 +13,7 @@
 //     rec.finish("ok", 0, t);
 #pragma once
 
+#include <vtime/broker/run_observer.h>
 #include <vtime/observe.h>
 #include <vtime/recorder/trace.h>
 #include <vtime/session.h>
@@ -56,35 +57,34 @@ class TraceFileSink final : public RecordSink {
   std::unique_ptr<TraceWriter> w_;
 };
 
-enum class MsgDir { kFromBatsim, kToScheduler, kFromScheduler, kToBatsim };
+using broker::MsgDir;
 const char* to_string(MsgDir d);
 
 // Thread names left out of clock-read counts by default: libzmq's I/O threads, whose number of
 // clock reads depends on real time (a TSC cache).
 std::vector<std::string> default_ignored_threads();
 
-class Recorder {
+// What the broker sees (broker::RunObserver), as records.
+class Recorder final : public broker::RunObserver {
  public:
   explicit Recorder(RecordSink& sink, std::vector<std::string> ignored_threads = default_ignored_threads());
-  ~Recorder();
+  ~Recorder() override;
 
-  // The scheduler (logical process 0) runs in session `s` with pid `root`.
-  void attach(Session& s, pid_t root);
-  // One protocol message, exact bytes. Returns its seq.
-  uint64_t message(MsgDir d, std::string_view bytes, int64_t t);
-  // The decisions of the from_scheduler message `msg_seq`, normalised.
-  void decisions(uint64_t msg_seq, const protocol::Message& reply, int64_t t);
-  // The tree is idle: records processes that appeared or vanished, timers armed or cancelled
-  // since the last look, and changed clock-read counts.
-  void observe(int64_t t);
-  // The clock is about to move from `from` to `to` (tree idle): records the timers it fires.
-  void before_advance(int64_t from, int64_t to);
-  void advance(int64_t from, int64_t to, const char* reason, int woken);
-  // The scheduler itself ended with wait status `status`.
-  void root_exit(int status, int64_t t);
-  void error(int code, const std::string& message, int64_t t);
+  void attach(Session& s, pid_t root) override;
+  // Records the message, exact bytes. Returns its seq.
+  uint64_t message(MsgDir d, std::string_view bytes, int64_t t) override;
+  // Records the decisions, normalised.
+  void decisions(uint64_t msg_seq, const protocol::Message& reply, int64_t t) override;
+  // Records processes that appeared or vanished, timers armed or cancelled since the last look,
+  // and changed clock-read counts.
+  void observe(int64_t t) override;
+  // Records the timers the advance fires.
+  void before_advance(int64_t from, int64_t to) override;
+  void advance(int64_t from, int64_t to, const char* reason, int woken) override;
+  void root_exit(int status, int64_t t) override;
+  void error(int code, const std::string& message, int64_t t) override;
   // Writes the trailer; status "ok" or the error's kind. Never throws.
-  void finish(int exit_code, int64_t t);
+  void finish(int exit_code, int64_t t) override;
 
   // The timers pending at the last look, as trace records ("op":"pending"), for reports.
   std::vector<Json> pending_timers() const;

@@ -6,9 +6,9 @@
 // and let the agent interrupt it at the deadline (kWakeAgent with an AgentAction).
 #pragma once
 
-#include "agent.h"
-#include "context.h"
-#include "slots.h"
+#include <vtime/internal/agent.h>
+#include <vtime/internal/context.h>
+#include <vtime/internal/slots.h>
 
 #include <cstdint>
 

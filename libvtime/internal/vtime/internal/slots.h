@@ -4,7 +4,7 @@
 
 #include <vtime/abi.h>
 
-#include "futex.h"
+#include <vtime/internal/futex.h>
 
 #include <sys/types.h>
 

@@ -13,7 +13,7 @@
 // it depends on the thread's own calls only.
 #pragma once
 
-#include "context.h"
+#include <vtime/internal/context.h>
 
 #include <cstdint>
 #include <limits>

@@ -2,7 +2,7 @@
 // processes"; the tracer holds traced threads itself, tracer/serial_gate.cpp).
 #pragma once
 
-#include "context.h"
+#include <vtime/internal/context.h>
 
 #include <poll.h>
 #include <sys/epoll.h>

@@ -4,7 +4,7 @@
 // period a single clock jump covered.
 #pragma once
 
-#include "context.h"
+#include <vtime/internal/context.h>
 
 #include <sys/types.h>
 

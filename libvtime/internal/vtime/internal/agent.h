@@ -7,7 +7,7 @@
 // Started lazily on first use; blocks every signal so process-directed signals never land on it.
 #pragma once
 
-#include "context.h"
+#include <vtime/internal/context.h>
 
 #include <cstdint>
 
