@@ -1,5 +1,5 @@
 // `vtime rewrite`: options, help text and exit codes of the libclang source rewriter.
-#include "cmd_rewrite.h"
+#include "rewrite_tool.h"
 
 #include "rewrite.h"
 
@@ -8,7 +8,7 @@
 
 namespace vtime::cli {
 
-Subcommand register_rewrite(CLI::App& root) {
+Subcommand register_rewrite_tool(CLI::App& root) {
   auto opts = std::make_shared<rewriter::RewriteOptions>();
   auto flags = std::make_shared<std::pair<bool, bool>>(false, false);  // --in-place, --diff
   CLI::App* app = root.add_subcommand(
