@@ -8,6 +8,9 @@
 #include <vtime/internal/slots.h>
 #include <vtime/internal/notify_sleeps.h>
 #include <vtime/internal/proc_reader.h>
+
+#include "go_sysmon.h"
+#include "waiter_kinds.h"
 #include "proc_stat.h"
 #include "tsc_clock.h"
 
@@ -81,11 +84,7 @@ bool finish_waking(abi::WaiterSlot& w, abi::SlotState to) {
   return w.state.compare_exchange_strong(waking, to, std::memory_order_seq_cst);
 }
 
-// A language runtime's own wait (abi::kTracerHousekeeping): serviced when time moves anyway.
-bool housekeeping(const abi::WaiterSlot& w) {
-  return w.wake_kind.load(std::memory_order_relaxed) == abi::kWakeTracer &&
-         (w.tracer_flags.load(std::memory_order_relaxed) & abi::kTracerHousekeeping) != 0;
-}
+using detail::housekeeping;
 
 // Earliest deadline among pending (Waiting) slots. Housekeeping waits count only when nothing
 // else is pending: Go's runtime decides between its short and its long sleeps by racing its own
@@ -167,19 +166,8 @@ const char* syscall_name(long nr) {
   }
 }
 
-// A /proc/TID/syscall line of a blocked thread: its call's number and six arguments. False for
-// "running" (or an unreadable line).
-struct SyscallLine {
-  long nr = -1;
-  uint64_t a[6] = {};
-};
-bool parse_syscall_line(const char* line, SyscallLine& out) {
-  if (*line < '0' || *line > '9') return false;
-  char* end = nullptr;
-  out.nr = strtol(line, &end, 10);
-  for (auto& v : out.a) v = strtoull(end, &end, 16);
-  return true;
-}
+using detail::parse_syscall_line;
+using detail::SyscallLine;
 
 // A timed wait with a real timeout, from a thread's /proc/TID/syscall line: "select with a real
 // timeout of 1.000000000 s", or "" when the line is no such wait (no timeout, a zero one, or the
@@ -347,6 +335,7 @@ struct Controller::Impl {
   abi::Segment& seg;
   pid_t root;
   ProcReader proc;
+  detail::GoSysmon sysmon{seg, proc};  // Go's sysmon sleeps (go_sysmon.h)
   ControllerStats stats;
   bool watch_self = false;
   std::unordered_map<pid_t, SleeperProof> proofs;  // by tid
@@ -944,30 +933,13 @@ struct Controller::Impl {
     if (before && quiet_point() == before) tracer_waits_checked = before;
   }
 
-  // Go keeps a goroutine's timers on its processor (P), and a goroutine in a blocking system call
-  // (wait4 under os/exec, a read of a blocking descriptor, a cgo call) keeps its P: only sysmon's
-  // next look hands that P over ("retake", at its second look at the call), and then a thread
-  // waits in the network poller until the earliest timer, a deadline that counts. Sysmon looks
-  // between sleeps of 20 us to 10 ms, which are housekeeping (they do not stop the clock): left
-  // alone, such a process's timers waited for another process's deadline (a 1.2 s context timeout
-  // on `sleep 5` fired at 5 s). So at an idle point, a process with no thread in its poller
-  // (has_poller_wait) and one holding a P in a blocking call (holds_processor) has its
-  // sysmon sleep ended early, at the same instant (Go's usleep ignores how long it slept): the P
-  // is retaken without time passing, and the timers fire at their deadlines, not at one of
-  // sysmon's instants (a race). Bounded per instant: with more than one P, sysmon retakes only
-  // after 10 ms of a call, so its sleeps then count as deadlines (idle_deadline). A cgo call
-  // blocked on a C mutex looks like the runtime's own wait: such a program's timers still wait
-  // (docs/tracer.md).
+  // Go's sysmon (go_sysmon.h): at an idle point, the sysmon sleeps a Go process's timers wait
+  // for end now, at most GoSysmon::kNudgesPerInstant times per instant.
   bool nudge_sysmon() {
-    if (seg.header.traced.load(std::memory_order_acquire) == 0) return false;
     const int64_t now = Session::read_clock(seg.header.clock).ns();
-    if (now != nudged_at) {
-      nudged_at = now;
-      nudges = 0;
-    }
-    if (nudges >= kNudgesPerInstant) return false;
+    if (!sysmon.may_nudge(now)) return false;
     bool any = false;
-    for (const Sysmon& s : needing_sysmon(abi::kNoDeadline)) {
+    for (const detail::GoSysmon::Sleep& s : sysmon.needing(abi::kNoDeadline)) {
       auto& w = seg.waiters[s.index];
       uint32_t expected = abi::kWaiting;
       if (!w.state.compare_exchange_strong(expected, abi::kWaking, std::memory_order_seq_cst)) continue;
@@ -976,126 +948,17 @@ struct Controller::Impl {
       if (finish_waking(w, abi::kWaiting) && same) any = true;
     }
     if (!any) return false;
-    ++nudges;
+    sysmon.nudged();
     ++stats.sysmon_nudges;
-    VTIME_LOGF("controller", LogLevel::kDebug, "sysmon nudged at %lld (%d at this instant)", static_cast<long long>(now), nudges);
+    VTIME_LOGF("controller", LogLevel::kDebug, "sysmon nudged at %lld (%d at this instant)", static_cast<long long>(now),
+               sysmon.nudges_at_this_instant());
     advance(TimePoint::from_ns(now), seg.header.serial.load(std::memory_order_acquire) != 0, false);
     return true;
   }
-  static constexpr int kNudgesPerInstant = 8;
-  int64_t nudged_at = -1;
-  int nudges = 0;
 
-  // The deadline an idle point stops at: earliest_deadline, and the sleeps of sysmon where it
-  // must run for its process's timers and nudge_sysmon gave up (see there).
-  std::optional<TimePoint> idle_deadline() {
-    std::optional<TimePoint> next = earliest_deadline(seg);
-    if (!next || seg.header.traced.load(std::memory_order_acquire) == 0) return next;
-    for (const Sysmon& s : needing_sysmon(next->ns())) next = std::min(*next, TimePoint::from_ns(s.deadline));
-    return next;
-  }
-
-  // The pending sleeps of Go's sysmon (housekeeping sleeps) before `before` whose process has no
-  // thread in its poller and one holding a P in a blocking call.
-  struct Sysmon {
-    pid_t pid;
-    int64_t deadline;
-    uint32_t index;
-    uint64_t seq;
-    bool operator<(const Sysmon& o) const { return pid != o.pid ? pid < o.pid : deadline < o.deadline; }
-  };
-  const std::vector<Sysmon>& needing_sysmon(int64_t before) {
-    sysmon_buf.clear();
-    for (uint32_t i = 0, n = detail::waiter_limit(seg); i < n; ++i) {
-      auto& w = seg.waiters[i];
-      if (w.state.load(std::memory_order_acquire) != abi::kWaiting || !housekeeping(w) ||
-          w.reason.load(std::memory_order_relaxed) != abi::kReasonSleep) {
-        continue;
-      }
-      int64_t d = w.deadline.load(std::memory_order_relaxed);
-      if (d < before) sysmon_buf.push_back({w.pid.load(std::memory_order_relaxed), d, i, w.seq.load(std::memory_order_acquire)});
-    }
-    if (sysmon_buf.empty()) return sysmon_buf;
-    std::sort(sysmon_buf.begin(), sysmon_buf.end());
-    pid_t decided = 0;
-    bool needs = false;
-    std::erase_if(sysmon_buf, [&](const Sysmon& s) {
-      if (s.pid != decided) {
-        decided = s.pid;
-        needs = !has_poller_wait(s.pid) && holds_processor(s.pid);
-      }
-      return !needs;
-    });
-    return sysmon_buf;
-  }
-  std::vector<Sysmon> sysmon_buf;
-
-  // Process pid has a thread in its network poller with a timeout (Go's netpoll, an epoll wait
-  // that is not housekeeping): the poller waits until the earliest timer of every P, those of a
-  // P held in a system call included (findrunnable looks at all of them before it blocks), and
-  // runs them when it wakes.
-  bool has_poller_wait(pid_t pid) const {
-    for (uint32_t i = 0, n = detail::waiter_limit(seg); i < n; ++i) {
-      auto& w = seg.waiters[i];
-      if (w.state.load(std::memory_order_acquire) == abi::kWaiting && !housekeeping(w) &&
-          w.reason.load(std::memory_order_relaxed) == abi::kReasonEpoll && w.pid.load(std::memory_order_relaxed) == pid &&
-          w.deadline.load(std::memory_order_relaxed) != abi::kNoDeadline) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  // A thread of pid holds a P in a blocking call: a timed wait of the program's own (a raw
-  // nanosleep or ppoll, a cgo call's wait through the shim), or a system call other than those
-  // the Go runtime waits in when it has nothing to do (futex, epoll, its nanosleep): wait4, a read
-  // of a blocking descriptor, a C condition variable. A thread of a C library's own (cgo) looks
-  // the same: the nudge then finds nothing to retake, and sysmon parks.
-  bool holds_processor(pid_t pid) {
-    waiting_tids.clear();
-    for (uint32_t i = 0, n = detail::waiter_limit(seg); i < n; ++i) {
-      auto& w = seg.waiters[i];
-      if (w.state.load(std::memory_order_acquire) != abi::kWaiting || w.pid.load(std::memory_order_relaxed) != pid ||
-          w.is_timer.load(std::memory_order_relaxed) != 0) {
-        continue;
-      }
-      // The runtime's own waits, and the CPU-time model's payments made by the injected clock
-      // code (abi::kReasonCpu), where Go sees a goroutine running, which sysmon does not retake
-      // (a cgo call's payment through the shim is in a system call for Go: it holds its P).
-      const uint32_t reason = w.reason.load(std::memory_order_relaxed);
-      if (w.wake_kind.load(std::memory_order_relaxed) == abi::kWakeTracer &&
-          (housekeeping(w) || reason == abi::kReasonEpoll || reason == abi::kReasonCpu)) {
-        waiting_tids.push_back(w.tid.load(std::memory_order_relaxed));  // its call was rewritten: not in /proc
-        continue;
-      }
-      return true;
-    }
-    if (!proc.thread_ids(pid, 0, -1, tids_buf)) return false;
-    for (pid_t tid : tids_buf) {
-      if (std::find(waiting_tids.begin(), waiting_tids.end(), tid) != waiting_tids.end()) continue;
-      char line[256];
-      int n = proc.syscall_line(pid, tid, line, sizeof line - 1);
-      if (n <= 0) continue;
-      line[n] = 0;
-      SyscallLine call;
-      if (!parse_syscall_line(line, call)) continue;  // "running": not idle, no decision to make
-      switch (call.nr) {
-        case SYS_futex:
-          // Go's runtime waits with FUTEX_WAIT_PRIVATE alone; glibc's condition variables with
-          // FUTEX_WAIT_BITSET (a cgo call in pthread_cond_wait). A C mutex looks like Go's.
-          if (call.a[1] != (FUTEX_WAIT | FUTEX_PRIVATE_FLAG)) return true;
-          continue;
-        case SYS_epoll_wait: case SYS_epoll_pwait: case SYS_epoll_pwait2:
-        case SYS_nanosleep: case SYS_restart_syscall: case SYS_sched_yield:
-          continue;
-        default:
-          return true;
-      }
-    }
-    return false;
-  }
-  std::vector<pid_t> waiting_tids;
-  std::vector<pid_t> tids_buf;
+  // The deadline an idle point stops at: earliest_deadline, or a sleep of sysmon where it must
+  // run for its process's timers and the nudges gave up (go_sysmon.h).
+  std::optional<TimePoint> idle_deadline() { return sysmon.idle_deadline(earliest_deadline(seg)); }
 
   // With the kernel count, while no thread of the tree is active: its generation and the marks.
   // Two equal readings mean no thread of the tree ran between them.
