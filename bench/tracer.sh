@@ -12,7 +12,7 @@
 #    N: the run's start-up is reported apart), under vtime, and natively for reference (where the
 #    kernel's timer slack makes a 1 us sleep last ~60 us). Target: <= 10 us per wait.
 #    Then the same wait through the shim (the C program built dynamically), and both with the
-#    whole run on one vCPU (taskset -c 0): the floor analysis of docs/performance.md.
+#    whole run on one vCPU (taskset -c 0): docs/performance.md "Where 10 us stands".
 # 3. Debian's etcd: the lease test of tests/tracer/etcd_lease.sh (73 virtual seconds, with the
 #    start-up), wall time and speed-up. Target: >= 10x real time (aim: 50x).
 #
@@ -82,7 +82,7 @@ printf "Go time.Sleep(1us):      native %.1f us, vtime %.1f us (start-up %.1f ms
 echo "== 2b. where 10 us stands: the same wait through the shim (dynamic), and both on one vCPU"
 # A timed wait costs at least one hand-off from the controller to the waiting thread; between two
 # vCPUs of this kind of VM that alone is ~11 us, on one vCPU ~2 us, unless the kernel keeps both
-# hand-offs on one cpu as it does for notified sleeps (docs/performance.md, session 26).
+# hand-offs on one cpu as it does for notified sleeps (docs/performance.md "Where 10 us stands").
 gcc -O2 -o "$tmp/nanosleep_dyn" "$here/go/nanosleep_loop.c"
 for f in dv dv0 cp cp0 dp dp0 cd cd0; do : >"$tmp/$f"; done
 for r in $(seq "$rounds"); do

@@ -1,5 +1,5 @@
 // The kernel's count of the wrapped tree's threads that are running, runnable, or being woken
-// (see vtime/tree_watch.h for what the controller makes of it, and docs/design.md "Kernel count").
+// (see vtime/tree_watch.h for what the controller makes of it, and docs/shim.md "Idle detection").
 //
 // Every thread of the tree carries a word in task-local storage: TRACKED (it belongs to the
 // tree; set once, at its birth, never cleared), RUN (on a cpu or queued for one) and PEND (a

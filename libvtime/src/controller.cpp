@@ -484,7 +484,8 @@ struct Controller::Impl {
 
   // True when thread `tid` of `pid`, found waiting in `ref` (a waiter slot read as (Waiting,
   // seq, word), or for an agent its process slot and agent_word), is proven blocked in that
-  // wait for this scan (see "Sleeper proofs" and "Tagged waits and agents" above).
+  // wait for this scan (see "Futex proofs (sleepers and agents)" and "Tagged proofs (fd waits)"
+  // above).
   // `confirming`: the scan may end a decision, so an existing proof must be re-read.
   bool proven_sleeper(pid_t pid, pid_t tid, const SleeperProof& ref, bool confirming, uint64_t* proof_id) {
     auto same_wait = [&] {
@@ -686,7 +687,7 @@ struct Controller::Impl {
       if (a > 0 && live_pids.count(p.pid.load())) agents.emplace(a, i);
     }
 
-    // Proven threads first (see "Sleeper proofs"), then every other thread in full.
+    // Proven threads first (see "Futex proofs"), then every other thread in full.
     std::vector<Listed> others;
     for (const Listed& l : listed) {
       SleeperProof ref;

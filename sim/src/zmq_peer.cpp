@@ -69,7 +69,8 @@ protocol::Result<std::unique_ptr<ZmqPeer>> ZmqPeer::connect(const std::string& e
 namespace {
 // How long a wait watches the socket before sleeping in poll: most replies come within tens of
 // microseconds, and being woken from poll by our own I/O thread (often on a vcpu woken from its
-// halt) costs about as much again on a virtual machine (docs/performance.md, session 13).
+// halt) costs about as much again on a virtual machine
+// (docs/performance.md, "The broker (vtime run)").
 constexpr std::chrono::microseconds kWatch{50};
 // How long a reply may take to come out of ZeroMQ once its sender has disconnected.
 constexpr std::chrono::milliseconds kGrace{500};
