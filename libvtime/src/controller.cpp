@@ -10,6 +10,7 @@
 #include <vtime/internal/proc_reader.h>
 
 #include "go_sysmon.h"
+#include "turn_order.h"
 #include "tree_report.h"
 #include "waiter_kinds.h"
 #include "proc_stat.h"
@@ -885,108 +886,8 @@ struct Controller::Impl {
   std::vector<Due> due_buf;
   std::vector<pid_t> pids_buf;
 
-  // Whose turn comes first where processes are due or held together (the serial gate, the steps
-  // of advance_step). Not the pid: pids wrap around, and children forked at one instant by
-  // different parents race for them (two vtime-k8s runs on a loaded machine scheduled
-  // differently: pids had wrapped between the start of kubectl proxy and kube-scheduler's, so
-  // the scheduler's turn came before the API server's). The root first; then processes announced
-  // by the shim's fork and spawn wrappers or by the tracer (children of traced programs), by
-  // their rank among their parent's forks (start order among siblings), then lineage; processes
-  // no one announced (children of glibc-internal clones: system(), popen()) last, by pid.
-  struct Turn {
-    uint32_t rank;
-    uint64_t lineage;
-    pid_t pid;
-    auto operator<=>(const Turn&) const = default;
-  };
-  Turn turn_of(pid_t pid) const {
-    if (pid == root) return {0, 0, pid};
-    for (uint32_t i = 0, n = detail::process_limit(seg); i < n; ++i) {
-      const auto& p = seg.processes[i];
-      if (p.state.load(std::memory_order_acquire) != abi::kProcessLive || p.pid.load(std::memory_order_relaxed) != pid) continue;
-      uint32_t rank = p.rank.load(std::memory_order_relaxed);
-      if (rank != 0) return {rank, p.lineage.load(std::memory_order_relaxed), pid};
-      break;
-    }
-    return {UINT32_MAX, 0, pid};
-  }
-  // The pid of `pids` whose turn comes first (0 when empty); the slots are read only when there
-  // is a choice.
-  pid_t first_turn(const std::vector<pid_t>& pids) const {
-    pid_t best = 0;
-    std::optional<Turn> best_turn;
-    for (pid_t pid : pids) {
-      if (pid == best) continue;
-      if (best == 0) {
-        best = pid;
-        continue;
-      }
-      if (!best_turn) best_turn = turn_of(best);
-      Turn t = turn_of(pid);
-      if (t < *best_turn) {
-        best = pid;
-        best_turn = t;
-      }
-    }
-    return best;
-  }
-
-  // The serial gate at an idle point (see set_serial): gives the tree to the held process whose
-  // turn comes first (turn_of) and returns true, or, with nothing held, to no process (every
-  // wake-up until the next hand-over is held).
-  bool hand_over() {
-    auto& h = seg.header;
-    if (h.serial.load(std::memory_order_acquire) == 0) return false;
-    std::vector<pid_t> held;
-    std::vector<pid_t> held_tids;  // the tracer's threads, by pid and in their process's order
-    for (uint32_t i = 0; i < abi::kSerialHeld; ++i) {  // the tracer's
-      pid_t pid = h.serial_held[i].load(std::memory_order_acquire);
-      if (pid == 0) break;
-      held.push_back(pid);
-      held_tids.push_back(h.serial_held_tid[i].load(std::memory_order_acquire));
-    }
-    const size_t traced = held.size();
-    for (uint32_t i = 0, n = detail::process_limit(seg); i < n; ++i) {  // the shim's
-      auto& p = seg.processes[i];
-      if (p.state.load(std::memory_order_acquire) != abi::kProcessLive || p.held.load(std::memory_order_acquire) == 0) continue;
-      held.push_back(p.pid.load(std::memory_order_relaxed));
-    }
-    pid_t next = first_turn(held);
-    // A traced process gets the tree for its first held thread only (see abi::Header).
-    pid_t thread = 0;
-    for (size_t i = 0; i < traced; ++i) {
-      if (held[i] == next) {
-        thread = held_tids[i];
-        break;
-      }
-    }
-    give_tree(next != 0 ? next : -1, thread);
-    // The sequence of hand-overs is where two runs of a serialised tree first part (which process
-    // was woken by what another one did in its turn): VTIME_LOG=controller=debug, then diff.
-    if (log_enabled("controller", LogLevel::kDebug)) {
-      std::string names;
-      for (pid_t pid : held) names += " " + std::to_string(pid) + ":" + proc.process_name(pid);
-      VTIME_LOGF("controller", LogLevel::kDebug, "hand-over at %lld ns: held%s -> %d:%s (thread %d)",
-                 static_cast<long long>(Session::read_clock(seg.header.clock).ns()), names.c_str(), static_cast<int>(next),
-                 next != 0 ? proc.process_name(next).c_str() : "", static_cast<int>(thread));
-    }
-    if (next == 0) return false;
-    h.serial_handovers.fetch_add(1, std::memory_order_relaxed);
-    return true;
-  }
-  // `thread`: at a hand-over, the held thread of a traced process whose turn it is (0: every
-  // wait of the process that ends runs, its held threads wait for their turn).
-  void give_tree(pid_t pid, pid_t thread = 0) {
-    auto& h = seg.header;
-    if (h.serial.load(std::memory_order_acquire) == 0) return;
-    // Before the process: a thread that sees the new process sees its thread too.
-    h.serial_thread.store(thread, std::memory_order_release);
-    h.serial_active.store(pid, std::memory_order_release);
-    h.serial_word.fetch_add(1, std::memory_order_acq_rel);
-    detail::futex_wake(&h.serial_word);
-    // What the next looks compare with what they saw before: a hand-over starts afresh.
-    h.activity.fetch_add(1, std::memory_order_seq_cst);
-  }
+  // The serial gate's turn order and hand-overs (turn_order.h).
+  detail::TurnOrder turns{seg, root, proc};
 
   // A look of wait_idle found the tree busy: applies the CPU-time model and the warning. Returns
   // how long (us) the caller may wait before looking again.
@@ -1040,7 +941,7 @@ IdleResult Controller::wait_idle(const std::function<bool()>& interrupted) {
   IdleResult r = look_until_idle(interrupted);
   // The serial gate: the tree is idle but for held processes; each gets the tree in turn.
   // And Go's sysmon, where a process's timers need it (nudge_sysmon).
-  while (r == IdleResult::kIdle && (impl_->hand_over() || impl_->nudge_sysmon())) r = look_until_idle(interrupted);
+  while (r == IdleResult::kIdle && (impl_->turns.hand_over() || impl_->nudge_sysmon())) r = look_until_idle(interrupted);
   // What a recorder reads at this idle point (vtime/observe.h) must not include a tracer wait
   // the kernel already ended: whether Go's poller was woken early by a descriptor (libzmq's I/O
   // thread) or reached its timeout depends on real time (equivalence.go_replay saw an extra timer
@@ -1422,7 +1323,7 @@ int Controller::Impl::advance(TimePoint t, bool one_process, bool in_stats) {
     for (const Due& d : of) {
       if (pick(d)) pids.push_back(d.pid);
     }
-    return m.first_turn(pids);
+    return m.turns.first_turn(pids);
   };
   const bool serial = h.serial.load(std::memory_order_acquire) != 0;
   pid_t step_pid = 0;  // one_process: the process this step is for
@@ -1477,7 +1378,7 @@ int Controller::Impl::advance(TimePoint t, bool one_process, bool in_stats) {
       bool program = std::any_of(due.begin(), due.end(), [](const Due& d) { return !d.housekeeping; });
       first = first_turn_among(due, [&](const Due& d) { return !program || !d.housekeeping; });
     }
-    m.give_tree(first);
+    m.turns.give_tree(first);
   }
   int woken = 0;
   VTIME_LOGF("controller", LogLevel::kDebug, "advance to %lld: %zu due", static_cast<long long>(t.ns()), due.size());
