@@ -77,15 +77,55 @@ def run_vtime(vtime, sched_cmd, wl, scratch, tag):
     """`vtime run` of a scheduler (with its {endpoint} placeholder); returns the _jobs.csv text."""
     _, prefix = scratch.next(tag)
     cmd = [vtime, "run", "-p", PLATFORM, "-w", workload(wl), "-e", prefix, "--"] + sched_cmd
+    p = subprocess.Popen(cmd, cwd=scratch.dir, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
     try:
-        r = subprocess.run(cmd, cwd=scratch.dir, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           timeout=TIMEOUT)
-    except subprocess.TimeoutExpired as e:
+        _, err = p.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        # Where every thread of the run stands, taken before the kill: a run that hangs once in
+        # many (seen in CI, never reproduced by hand) must say what it waited on.
+        snapshot = tree_snapshot(p.pid)
+        p.kill()
+        _, err = p.communicate()
         # What vtime said before it was killed (a warning such as the kernel count given up).
-        err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
-        raise Failure("timed out after %s s: %s\nits stderr so far: %s" % (TIMEOUT, shlex.join(cmd), err[-2000:]))
-    check(r.returncode == 0, "%s\nexited %d; stderr:\n%s" % (shlex.join(cmd), r.returncode, r.stderr.strip()))
+        raise Failure("timed out after %s s: %s\nits stderr so far: %s\nthe run's threads when it timed out:\n%s"
+                      % (TIMEOUT, shlex.join(cmd), (err or "")[-2000:], snapshot))
+    check(p.returncode == 0, "%s\nexited %d; stderr:\n%s" % (shlex.join(cmd), p.returncode, err.strip()))
     return read(prefix + "_jobs.csv")
+
+
+def tree_snapshot(root):
+    """Every thread of `root` and its descendants: pid, tid, name, state, wchan, syscall line."""
+    def read_proc(path):
+        try:
+            with open(path) as f:
+                return f.read().strip()
+        except OSError:
+            return "?"
+    children = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            stat = read_proc("/proc/%s/stat" % d)
+            try:
+                ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+            except (ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(d))
+    lines, todo = [], [root]
+    while todo and len(lines) < 400:
+        pid = todo.pop(0)
+        todo += sorted(children.get(pid, []))
+        try:
+            tids = sorted(int(t) for t in os.listdir("/proc/%d/task" % pid))
+        except OSError:
+            continue
+        for tid in tids:
+            base = "/proc/%d/task/%d/" % (pid, tid)
+            stat = read_proc(base + "stat")
+            state = stat[stat.rindex(")") + 2:].split()[0] if ")" in stat else "?"
+            lines.append("  pid %d tid %d (%s) %s wchan=%s syscall=%s" % (
+                pid, tid, read_proc(base + "comm"), state, read_proc(base + "wchan"), read_proc(base + "syscall")))
+    return "\n".join(lines)
 
 
 def read(path):
