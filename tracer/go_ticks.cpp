@@ -209,13 +209,9 @@ std::optional<Range> from_pclntab(const ElfFile& f, std::string& why) {
 
 }  // namespace
 
-uint64_t elf_entry(const std::string& path) {
+std::vector<TickSite> find_tick_sites(const std::string& path, std::string& why, uint64_t* entry) {
   ElfFile f(path);
-  return f.ok() ? f.header().e_entry : 0;
-}
-
-std::vector<TickSite> find_tick_sites(const std::string& path, std::string& why) {
-  ElfFile f(path);
+  *entry = f.ok() ? f.header().e_entry : 0;
   if (!f.ok()) {
     why = "not a 64-bit x86 ELF executable";
     return {};

@@ -34,12 +34,10 @@ struct TickSite {
 
 // The counter instructions of runtime.cputicks in ELF executable `path`, at link-time addresses.
 // Empty when none could be found; `why` then says why (not a Go program, an unknown pc-line table
-// layout, the function's code not as expected).
-std::vector<TickSite> find_tick_sites(const std::string& path, std::string& why);
-
-// The executable's link-time entry point (e_entry), 0 if unreadable: the load bias of a
-// position-independent executable is AT_ENTRY minus this.
-uint64_t elf_entry(const std::string& path);
+// layout, the function's code not as expected). `*entry` gets the executable's link-time entry
+// point (e_entry, 0 if unreadable): the load bias of a position-independent executable is
+// AT_ENTRY minus it.
+std::vector<TickSite> find_tick_sites(const std::string& path, std::string& why, uint64_t* entry);
 
 // The counter reads at the start of the functions of shared library `path` (found from each
 // function's entry in .eh_frame_hdr's table, decoding only the few instructions compilers put

@@ -729,8 +729,8 @@ void Tracer::seed_ticks(pid_t pid, uint64_t syscall_insn, int* held, const std::
     why = "prctl(PR_SET_TSC) failed";
   } else {
     Process& p = processes_[pid];
-    std::vector<TickSite> sites = find_tick_sites(exe, why);
-    const uint64_t entry = elf_entry(exe);
+    uint64_t entry = 0;
+    std::vector<TickSite> sites = find_tick_sites(exe, why, &entry);
     const uint64_t at_entry = auxv_value(pid, AT_ENTRY);
     // A position-independent executable is loaded elsewhere than linked: by AT_ENTRY - e_entry.
     const uint64_t bias = entry != 0 && at_entry != 0 ? at_entry - entry : 0;

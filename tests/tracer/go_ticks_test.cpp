@@ -34,7 +34,9 @@ bool is_counter_read(const std::vector<unsigned char>& b, unsigned len) {
 // runtime.cputicks has one RDTSCP and one RDTSC (asm_amd64.s), whichever table finds it.
 void expect_cputicks(const std::string& path) {
   std::string why;
-  std::vector<TickSite> sites = vtime::tracer::find_tick_sites(path, why);
+  uint64_t entry = 0;
+  std::vector<TickSite> sites = vtime::tracer::find_tick_sites(path, why, &entry);
+  EXPECT_NE(entry, 0u) << path;
   ASSERT_EQ(sites.size(), 2u) << path << ": " << why;
   EXPECT_EQ(sites[0].len, 3u);
   EXPECT_EQ(sites[1].len, 2u);
@@ -50,9 +52,10 @@ TEST(GoTicks, FoundInAPositionIndependentExecutable) { expect_cputicks(bin("rand
 
 TEST(GoTicks, NotAGoProgramSaysWhy) {
   std::string why;
-  EXPECT_TRUE(vtime::tracer::find_tick_sites("/bin/sleep", why).empty());
+  uint64_t entry = 0;
+  EXPECT_TRUE(vtime::tracer::find_tick_sites("/bin/sleep", why, &entry).empty());
   EXPECT_NE(why.find("gopclntab"), std::string::npos) << why;
-  EXPECT_TRUE(vtime::tracer::find_tick_sites("/etc/passwd", why).empty());
+  EXPECT_TRUE(vtime::tracer::find_tick_sites("/etc/passwd", why, &entry).empty());
   EXPECT_FALSE(why.empty());
 }
 
