@@ -3,6 +3,7 @@
 
 #include "agent_link.h"
 #include "daemon_set.h"
+#include "job_order.h"
 #include "loopback_ports.h"
 #include "bridge_run.h"
 #include "vtime_hooks.h"
@@ -12,6 +13,7 @@
 #include <vtime/protocol/codec.h>
 
 #include <pwd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -140,6 +142,7 @@ class Bridge {
     }
     pending_.clear();
     bool ends = false;
+    if (o_.natural_order) order_submissions(in->events);
     for (const Event& e : in->events) {
       if (auto* b = std::get_if<SimulationBegins>(&e.payload)) {
         start_cluster(*b);
@@ -162,6 +165,21 @@ class Bridge {
       return false;
     }
     return true;
+  }
+
+  // Jobs submitted at one instant, in the order a person replaying the trace would submit them
+  // (bridges/job_order.h); other events keep their places.
+  static void order_submissions(std::vector<Event>& ev) {
+    auto id = [](const Event& e) -> const std::string& { return std::get<JobSubmitted>(e.payload).job_id; };
+    for (size_t i = 0; i < ev.size(); ++i) {
+      size_t j = i;
+      while (j < ev.size() && std::holds_alternative<JobSubmitted>(ev[j].payload)) ++j;
+      std::stable_sort(ev.begin() + i, ev.begin() + j, [&](const Event& a, const Event& b) {
+        if (a.timestamp != b.timestamp) return a.timestamp < b.timestamp;
+        return bridges::natural_id_less(id(a), id(b));
+      });
+      i = j;
+    }
   }
 
   void submit(const JobSubmitted& s, Message& reply) {
@@ -252,6 +270,7 @@ class Bridge {
     setenv("SLURM_CONF", conf.c_str(), 1);
     std::error_code ec;
     for (int id : c.resource_ids) fs::create_directories(dir_ + "/spool/" + node_name(id), ec);
+    const long long started_s = virtual_now_ns() / 1'000'000'000;
     try {
       daemons_.start({"slurmctld", {"slurmctld", "-D", "-c", "-f", conf}, dir_ + "/log/slurmctld.log",
                       dir_ + "/log/slurmctld.out", std::nullopt, ""});
@@ -267,6 +286,26 @@ class Bridge {
     }
     int want = static_cast<int>(c.resource_ids.size());
     wait_until("every node to be idle", [&] { return client_->idle_nodes() == want; });
+    settle(started_s);
+  }
+
+  // Lets the cluster run on (virtual time) until settle_s whole seconds after slurmctld's start,
+  // less kPassPhaseNs: the answer to SIMULATION_BEGINS, Batsim's time 0, comes then
+  // (BridgeOptions::settle_s). A cluster slower to come up than that waits for the next such
+  // instant, a whole second later, so the phase holds whatever the start-up took.
+  void settle(long long started_s) const {
+    long long target = (started_s + o_.settle_s) * 1'000'000'000 - kPassPhaseNs;
+    long long now = virtual_now_ns();
+    while (target <= now) target += 1'000'000'000;
+    timespec d{static_cast<time_t>((target - now) / 1'000'000'000), static_cast<long>((target - now) % 1'000'000'000)};
+    while (nanosleep(&d, &d) != 0 && errno == EINTR) {
+    }
+  }
+
+  static long long virtual_now_ns() {
+    timespec t{};
+    clock_gettime(CLOCK_REALTIME, &t);  // the tree's virtual clock (the shim)
+    return static_cast<long long>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
   }
 
   // Waits (in this process's virtual time) until `ready` holds; a daemon dying or the start-up

@@ -41,6 +41,17 @@ int main(int argc, char** argv) {
   app.add_option("--start-timeout", o.start_timeout_s, "Virtual seconds the cluster may take to come up")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app.add_option("--settle", o.settle_s,
+                 "Virtual seconds from slurmctld's start to Batsim's time 0 (less 50 ms): the workload meets a "
+                 "cluster that has been up a while, as a real one has (docs/slurm.md)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  std::string order = "natural";
+  app.add_option("--submit-order", order,
+                 "Order of jobs due at one instant: natural (numeric ids: 9 before 10, as a person replaying "
+                 "a trace submits them) or batsim (Batsim's order: string order of ids)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"natural", "batsim"}));
   app.set_version_flag("--version", "vtime-slurm " VTIME_VERSION);
   try {
     app.parse(argc, argv);
@@ -48,6 +59,7 @@ int main(int argc, char** argv) {
     int code = app.exit(e);
     return code == 0 ? 0 : vtime::slurm::kBridgeUsage;
   }
+  o.natural_order = order == "natural";
   if (o.dir.empty()) {
     std::fprintf(stderr, "vtime-slurm: give --dir DIR (or run it under `vtime run -e PREFIX`)\n");
     return vtime::slurm::kBridgeUsage;

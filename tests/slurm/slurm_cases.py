@@ -214,6 +214,29 @@ def ctld_killed(c):
     check(os.path.exists(prefix + "_jobs.csv"), "no _jobs.csv after the failure")
 
 
+def submit_order(c):
+    """Jobs due at one instant reach Slurm in numeric id order by default (9 before 10, as a person
+    replaying a trace submits them; Batsim lists them as strings: 10, 11, 9), in Batsim's with
+    --submit-order batsim; and the workload meets a settled cluster: a job submitted at 1 s on an
+    idle cluster starts within the second (before the set-up settled, it waited for slurmctld's
+    3 s rate limit)."""
+    wl = c.write("order.json", json.dumps({"nb_res": 1, "profiles": {"d5": {"type": "delay", "delay": 5}}, "jobs": [
+        {"id": i, "subtime": 1, "res": 1, "walltime": 120, "profile": "d5"} for i in ("10", "9", "11")]}))
+    builtin = c.conf("fcfs.conf", "SchedulerType=sched/builtin\n")
+    got = {}
+    for order in ("natural", "batsim"):
+        prefix, _ = c.vtime_slurm(wl, order, extra=builtin, hosts=1, more=["--", "--submit-order", order])
+        table = sorted(rows(read(prefix + "_jobs.csv")), key=lambda r: float(r["starting_time"]))
+        got[order] = [r["job_id"] for r in table]
+        first = float(table[0]["starting_time"])
+        check(1 <= first < 2, "%s: the first job started at %.3f s, submitted at 1 s on an idle cluster" % (order, first))
+    check(got["natural"] == ["9", "10", "11"], "natural order: started %s" % got["natural"])
+    check(got["batsim"] == ["10", "11", "9"], "Batsim's order: started %s" % got["batsim"])
+    prefix, _ = c.vtime_slurm(wl, "default", extra=builtin, hosts=1)
+    table = sorted(rows(read(prefix + "_jobs.csv")), key=lambda r: float(r["starting_time"]))
+    check([r["job_id"] for r in table] == got["natural"], "the default is not the natural order")
+
+
 def replay(c):
     """A recorded Slurm run replays with no divergence, message for message and decision for
     decision (`--compare decisions`: Slurm's threads race within an instant, so its timer records
@@ -255,7 +278,8 @@ def reference(name, runs):
         builtin = c.conf("fcfs.conf", "SchedulerType=sched/builtin\n")
         first = None
         for i in range(runs):
-            prefix, _ = c.vtime_slurm(wl, name, extra=builtin)
+            # event_fcfs takes jobs due at one instant in Batsim's order: so does Slurm here.
+            prefix, _ = c.vtime_slurm(wl, name, extra=builtin, more=["--", "--submit-order", "batsim"])
             text = read(prefix + "_jobs.csv")
             for r in rows(text):
                 check(r["final_state"] == "COMPLETED_SUCCESSFULLY", "job %s ended %s" % (r["job_id"], r["final_state"]))
@@ -279,6 +303,7 @@ CASES = {
     "bad_extra_value": bad_extra_value,
     "ctld_killed": ctld_killed,
     "replay": replay,
+    "submit_order": submit_order,
     "run_equals_shorthand": run_equals_shorthand,
     "long.spaced": reference("spaced_200_delay170", 5),
     "long.burst": reference("burst_200_delay170", 5),

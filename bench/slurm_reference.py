@@ -1,0 +1,202 @@
+#!/usr/bin/python3
+"""Independent real-time Slurm reference (issue 41): a workload run by unmodified Slurm daemons in
+real time, built without any of vtime-slurm's conventions.
+
+Each job is submitted by `sbatch --wrap "sleep D"` at its whole-second submission instant (jobs
+due at the same second in the workload file's order, as a user's script replaying a trace would),
+with no phase alignment to anything; starts and ends come from Slurm's own records (jobcomp/filetxt,
+whole seconds). The cluster is private (slurmctld -D and one `slurmd -D -N nX` per node on free
+loopback ports, in a private directory) and its slurm.conf is vtime-slurm's generated one with the
+user's lines on top (--slurm-conf, the same meaning as `vtime slurm --slurm-conf`). The run is
+repeated (--runs, default 3) to measure reality's own spread.
+
+With --vtime, the same workload also goes through `vtime slurm` (twice: the runs must be
+identical) and every job's start is compared with the median of the real runs: a job passes when
+it is within max(1 s, the real runs' spread) of that median (issue 41's acceptance).
+
+usage: slurm_reference.py -w WORKLOAD [--slurm-conf FILE] [--runs N] [--vtime PATH] [--keep DIR]
+       [--debug] [--out FILE.json]
+exit: 0 done (and with --vtime every job passes), 1 some job off, 2 set-up error.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import slurm_validation as sv  # noqa: E402 (the private cluster and Slurm's records)
+
+ROOT = sv.ROOT
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def load_workload(path):
+    """Jobs of a Batsim workload: id, subtime (whole seconds, as sbatch at a second), nodes, delay,
+    walltime. Only delay profiles: the real job is `sleep D`."""
+    try:
+        with open(path) as f:
+            wl = json.load(f)
+    except (OSError, ValueError) as e:
+        raise sv.SetupError("workload %s: %s" % (path, e))
+    profiles = wl.get("profiles", {})
+    jobs = []
+    for j in wl.get("jobs", []):
+        p = profiles.get(j.get("profile"))
+        if not p or p.get("type") != "delay":
+            raise sv.SetupError("workload %s: job %s: only delay profiles can run as `sleep`"
+                                % (path, j.get("id")))
+        jobs.append({"id": str(j["id"]), "subtime": float(j["subtime"]), "res": int(j["res"]),
+                     "delay": float(p["delay"]), "walltime": float(j.get("walltime", -1))})
+    if not jobs:
+        raise sv.SetupError("workload %s has no jobs" % path)
+    return jobs, int(wl.get("nb_res", 0))
+
+
+def real_run(jobs, nodes, extra, work, tag, debug):
+    d = os.path.join(work, tag)
+    sv.NODES = nodes
+    if debug:
+        extra = extra + ["SlurmctldDebug=debug3", "SlurmdDebug=debug4", "LogTimeFormat=iso8601_ms"]
+    c = sv.RealCluster(d, extra)
+    try:
+        c.start()
+        # The origin: a whole second, a few seconds after every node is idle (slurmctld's start-up
+        # scheduling over), not aligned with anything of Slurm's.
+        origin = math.floor(time.time()) + 5
+        ids = {}
+        lags = []
+        for j in jobs:  # the workload file's order: ties submitted as listed
+            due = origin + math.floor(j["subtime"])
+            time.sleep(max(0.0, due - time.time()))
+            lags.append(time.time() - due)
+            argv = ["sbatch", "--parsable", "-J", j["id"], "-N", str(j["res"]), "-o", "/dev/null",
+                    "-D", d]
+            if j["walltime"] > 0:
+                argv += ["--time", str(math.ceil(j["walltime"] / 60))]
+            argv += ["--wrap", "sleep %g" % j["delay"]]
+            r = c.tool(argv)
+            if r.returncode != 0:
+                raise sv.SetupError("sbatch refused job %s: %s" % (j["id"], r.stderr.strip()))
+            ids[j["id"]] = r.stdout.strip().split(";")[0]
+            c.check_alive()
+        jc = os.path.join(d, "jobcomp.txt")
+        c.wait_until("every job to finish", lambda: len(sv.jobcomp_records(jc)) >= len(jobs), 3600)
+        recs = sv.jobcomp_records(jc)
+        out = {}
+        for j in jobs:
+            r = recs.get(j["id"])
+            if not r or r.get("JobState") != "COMPLETED" or r["StartTime"] is None:
+                raise sv.SetupError("real run %s: job %s did not complete: %s" % (tag, j["id"], r))
+            out[j["id"]] = (r["StartTime"] - origin, r["EndTime"] - origin)
+        log("  real %s: submissions late by at most %.3f s" % (tag, max(lags)))
+        return out
+    finally:
+        c.stop()
+
+
+def vtime_run(vtime, wl, extra_path, nodes, work, tag):
+    prefix = os.path.join(work, tag)
+    cmd = [vtime, "slurm", "--hosts", str(nodes), "-w", wl, "-e", prefix, "-q"]
+    if extra_path:
+        cmd += ["--slurm-conf", extra_path]
+    t0 = time.monotonic()
+    env = dict(os.environ, VTIME_LOG="broker=info")  # for the "set-up took" line
+    r = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=1800)
+    if r.returncode != 0:
+        raise sv.SetupError("vtime slurm exited %d:\n%s" % (r.returncode, r.stderr.strip()[-3000:]))
+    # Slurm's own records, as for the real runs, from the whole second of the tree's clock nearest
+    # Batsim's time 0 (vtime-slurm's set-up ends 50 ms before a whole second, docs/slurm.md).
+    m = re.findall(r"set-up took (\d+) ns of virtual time", r.stderr)
+    setup = int(m[-1]) / 1e9 if m else 0.0
+    recs = sv.jobcomp_records(prefix + "_slurm/jobcomp.txt")
+    out = {}
+    with open(prefix + "_jobs.csv") as f:
+        for row in csv.DictReader(f):
+            out[row["job_id"]] = (float(row["starting_time"]), float(row["finish_time"]))
+    origin = sv.VTIME_EPOCH + round(setup)
+    slurm = {n: (rec["StartTime"] - origin, rec["EndTime"] - origin)
+             for n, rec in recs.items() if rec["StartTime"] is not None}
+    return {"batsim": out, "slurm": slurm, "setup": setup, "wall": time.monotonic() - t0}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-w", "--workload", required=True, help="Batsim workload (delay profiles)")
+    ap.add_argument("--slurm-conf", metavar="FILE", help="slurm.conf lines on top of the generated ones")
+    ap.add_argument("--runs", type=int, default=3, help="real-time runs (default 3)")
+    ap.add_argument("--vtime", metavar="PATH", help="also run `vtime slurm` twice and compare")
+    ap.add_argument("--debug", action="store_true", help="Slurm's debug logs with millisecond times")
+    ap.add_argument("--keep", metavar="DIR", help="work in DIR and keep it")
+    ap.add_argument("--out", metavar="FILE", help="write every run's starts and ends as JSON")
+    a = ap.parse_args()
+    if os.geteuid() != 0:
+        log("slurm_reference: the real-time cluster needs root (slurmd)")
+        return 2
+    os.environ["PATH"] = os.environ.get("PATH", "") + ":/usr/sbin:/sbin"
+    for tool in ("slurmctld", "slurmd", "sbatch", "scontrol", "sinfo"):
+        if not shutil.which(tool):
+            log("slurm_reference: %s is not installed (Debian: slurmctld slurmd slurm-client)" % tool)
+            return 2
+    work = os.path.abspath(a.keep) if a.keep else tempfile.mkdtemp(prefix="vtime-slurm-reference-")
+    os.makedirs(work, exist_ok=True)
+    try:
+        jobs, nb_res = load_workload(a.workload)
+        extra = sv.extra_lines(a.slurm_conf) if a.slurm_conf else []
+        nodes = nb_res or max(j["res"] for j in jobs)
+        log("workload %s: %d jobs on %d nodes; %d real-time runs" % (a.workload, len(jobs), nodes, a.runs))
+        real = []
+        for i in range(a.runs):
+            t0 = time.monotonic()
+            real.append(real_run(jobs, nodes, extra, work, "real%d" % (i + 1), a.debug))
+            log("  real run %d of %d: %.0f s" % (i + 1, a.runs, time.monotonic() - t0))
+        result = {"workload": os.path.abspath(a.workload), "slurm_conf": extra, "real": real}
+        status = 0
+        if a.vtime:
+            vt = [vtime_run(os.path.abspath(a.vtime), a.workload, a.slurm_conf, nodes, work, "vtime%d" % k)
+                  for k in (1, 2)]
+            same = vt[0]["batsim"] == vt[1]["batsim"]
+            result["vtime"] = [v["slurm"] for v in vt]
+            log("\n%5s %6s %4s | %-24s %7s %7s | %8s %8s %7s" % (
+                "job", "sub", "res", "real starts", "median", "spread", "vt slurm", "vt batsim", "dev"))
+            off = 0
+            for j in jobs:
+                starts = sorted(r[j["id"]][0] for r in real)
+                med = statistics.median(starts)
+                spread = starts[-1] - starts[0]
+                vs = vt[0]["slurm"].get(j["id"], (float("nan"),))[0]
+                vb = vt[0]["batsim"].get(j["id"], (float("nan"),))[0]
+                dev = vs - med
+                bad = not abs(dev) <= max(1.0, spread)
+                off += bad
+                log("%5s %6g %4d | %-24s %7.1f %7.1f | %8.1f %8.3f %+7.1f%s" % (
+                    j["id"], j["subtime"], j["res"], ",".join("%g" % s for s in starts), med, spread, vs, vb,
+                    dev, "  <-- off" if bad else ""))
+            log("\njobs off (start beyond max(1 s, real spread) from the real median): %d of %d; vtime runs %s; "
+                "vtime wall %.1f s" % (off, len(jobs), "identical" if same else "DIFFERENT", vt[0]["wall"]))
+            status = 0 if off == 0 and same else 1
+        if a.out:
+            with open(a.out, "w") as f:
+                json.dump(result, f, indent=1, sort_keys=True)
+        return status
+    except sv.SetupError as e:
+        log("slurm_reference: set-up error: %s" % e)
+        return 2
+    finally:
+        if not a.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
