@@ -15,7 +15,7 @@ identical) and every job's start is compared with the median of the real runs: a
 it is within max(1 s, the real runs' spread) of that median (issue 41's acceptance).
 
 usage: slurm_reference.py -w WORKLOAD [--slurm-conf FILE] [--runs N] [--vtime PATH] [--keep DIR]
-       [--debug] [--out FILE.json]
+       [--debug] [--out FILE.json] [--real-from FILE.json]
 exit: 0 done (and with --vtime every job passes), 1 some job off, 2 set-up error.
 """
 import argparse
@@ -140,6 +140,8 @@ def main():
     ap.add_argument("--debug", action="store_true", help="Slurm's debug logs with millisecond times")
     ap.add_argument("--keep", metavar="DIR", help="work in DIR and keep it")
     ap.add_argument("--out", metavar="FILE", help="write every run's starts and ends as JSON")
+    ap.add_argument("--real-from", metavar="FILE", help="take the real runs from an earlier --out (same workload "
+                    "and slurm.conf) instead of running them")
     a = ap.parse_args()
     if os.geteuid() != 0:
         log("slurm_reference: the real-time cluster needs root (slurmd)")
@@ -157,6 +159,14 @@ def main():
         nodes = nb_res or max(j["res"] for j in jobs)
         log("workload %s: %d jobs on %d nodes; %d real-time runs" % (a.workload, len(jobs), nodes, a.runs))
         real = []
+        if a.real_from:
+            with open(a.real_from) as f:
+                saved = json.load(f)
+            if saved.get("slurm_conf") != extra:
+                raise sv.SetupError("%s was made with other slurm.conf lines: %s" % (a.real_from, saved.get("slurm_conf")))
+            real = [{k: tuple(v) for k, v in r.items()} for r in saved["real"]]
+            a.runs = 0
+            log("  %d real runs from %s" % (len(real), a.real_from))
         for i in range(a.runs):
             t0 = time.monotonic()
             real.append(real_run(jobs, nodes, extra, work, "real%d" % (i + 1), a.debug))

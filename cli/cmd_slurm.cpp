@@ -10,7 +10,15 @@
 namespace vtime::cli {
 namespace {
 
+// What a sleep of Slurm's daemons costs on a real machine beyond its length (timer slack and
+// wake-up, measured on a 2-vCPU VM: ten 100 ms sleeps end 1.7-1.9 ms late). slurmctld starts
+// pending jobs from a loop of ten 100 ms sleeps, whose real phase drifts by that much every
+// second (1.69-1.76 ms/s in three real runs); which of a pass and a job's end comes first decides
+// whether the next job starts in the same second or the one after (docs/slurm.md).
+constexpr double kSlurmSleepLatencyNs = 170e3;
+
 struct SlurmOptions {
+  SlurmOptions() { run.broker.cpu.sleep_latency_ns = kSlurmSleepLatencyNs; }
   RunOptions run;
   std::string extra;
   std::vector<std::string> bridge_args;
@@ -44,7 +52,8 @@ Subcommand register_slurm(CLI::App& root) {
   CLI::App* app = root.add_subcommand(
       "slurm",
       "Schedule the workload with a private, unmodified Slurm cluster in virtual time.\n"
-      "Shorthand for `vtime run ... -- vtime-slurm -s {endpoint} [--slurm-conf EXTRA] [ARGS]`: the\n"
+      "Shorthand for `vtime run --sleep-latency 170us ... -- vtime-slurm -s {endpoint} [--slurm-conf\n"
+      "EXTRA] [ARGS]` (170us: a real kernel's wake-up latency, which Slurm's timing depends on): the\n"
       "workload is scheduled by a private, unmodified Slurm cluster (slurmctld and one slurmd per\n"
       "compute resource) in virtual time. Slurm's directory (slurm.conf, logs, state) is kept as\n"
       "PREFIX_slurm/. Same options and exit codes as `vtime run` (4: vtime-slurm failed, e.g. a\n"

@@ -29,6 +29,12 @@ void add_cpu_options(CLI::App& app, CpuOptions& o, const std::string& defaults_n
                  "waiter needs, such as CPython's GIL); 0 never")
       ->transform(CLI::AsNumberWithUnit(kDurationUnits, CLI::AsNumberWithUnit::CASE_SENSITIVE))
       ->default_str("500ms");
+  app.add_option("--sleep-latency", o.sleep_latency_ns,
+                 "How long after its deadline each sleep of the wrapped programs ends (nanosleep, usleep, ...): "
+                 "a real kernel's wake-up latency, which makes loops of sleeps drift as on a real machine; "
+                 "deterministic (ns, us, ms, s)")
+      ->transform(CLI::AsNumberWithUnit(kDurationUnits, CLI::AsNumberWithUnit::CASE_SENSITIVE))
+      ->default_str(o.sleep_latency_ns == 0 ? "0" : std::to_string(std::llround(o.sleep_latency_ns / 1e3)) + "us");
 }
 
 std::optional<CpuModelOptions> to_cpu_model(const CpuOptions& o, std::string* error) {
@@ -45,6 +51,10 @@ std::optional<CpuModelOptions> to_cpu_model(const CpuOptions& o, std::string* er
     *error = "--cpu-scale must be a positive number";
     return std::nullopt;
   }
+  if (!(o.sleep_latency_ns >= 0) || o.sleep_latency_ns > 1e12) {
+    *error = "--sleep-latency must be a duration between 0 and 1000s";
+    return std::nullopt;
+  }
   if (!(o.busy_limit_ns >= 0) || !std::isfinite(o.busy_limit_ns)) {
     *error = "--cpu-busy-limit must be a duration of 0 or more";
     return std::nullopt;
@@ -54,6 +64,7 @@ std::optional<CpuModelOptions> to_cpu_model(const CpuOptions& o, std::string* er
   c.cost_ns = static_cast<int64_t>(std::llround(o.cost_ns));
   c.scale = o.scale;
   c.busy_limit_ns = static_cast<int64_t>(std::llround(o.busy_limit_ns));
+  c.sleep_latency_ns = static_cast<int64_t>(std::llround(o.sleep_latency_ns));
   return c;
 }
 
@@ -63,6 +74,7 @@ nlohmann::ordered_json to_json(const CpuOptions& o) {
   j["cost_ns"] = o.cost_ns;
   j["scale"] = o.scale;
   j["busy_limit_ns"] = o.busy_limit_ns;
+  if (o.sleep_latency_ns != 0) j["sleep_latency_ns"] = o.sleep_latency_ns;  // older traces: none
   return j;
 }
 
@@ -76,6 +88,7 @@ CpuOptions cpu_options_from_json(const nlohmann::ordered_json& j) {
   o.cost_ns = j.value("cost_ns", o.cost_ns);
   o.scale = j.value("scale", o.scale);
   o.busy_limit_ns = j.value("busy_limit_ns", o.busy_limit_ns);
+  o.sleep_latency_ns = j.value("sleep_latency_ns", 0.0);
   return o;
 }
 

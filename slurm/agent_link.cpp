@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <stdexcept>
@@ -142,6 +143,13 @@ int job_agent_main() {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
+  // The real job's launch (BridgeOptions::job_start_latency_ns), in virtual time.
+  if (const char* l = getenv(kAgentStartLatencyEnv)) {
+    long long ns = atoll(l);
+    timespec d{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+    while (ns > 0 && nanosleep(&d, &d) != 0 && errno == EINTR && !g_terminated) {
+    }
+  }
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_un a;
   socklen_t len = abstract_address(name, a);
@@ -150,6 +158,10 @@ int job_agent_main() {
     return 1;
   }
   if (!write_all(fd, std::string("start ") + id + " " + nodes + "\n")) return 1;
+  if (g_terminated) {  // killed while it was starting
+    write_all(fd, std::string("killed ") + id + "\n");
+    return 143;
+  }
   std::string buf;
   char c[64];
   for (;;) {

@@ -21,6 +21,8 @@
 namespace vtime::slurm {
 
 inline constexpr const char* kAgentSocketEnv = "VTIME_SLURM_AGENT";
+// Nanoseconds the agent waits (virtual time) before it reports its start: the real job's launch.
+inline constexpr const char* kAgentStartLatencyEnv = "VTIME_SLURM_JOB_START_NS";
 
 struct AgentReport {
   enum Kind { kStarted, kKilled, kBroken } kind = kBroken;

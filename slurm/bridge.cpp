@@ -192,6 +192,7 @@ class Bridge {
     r.work_dir = dir_;
     for (char** e = environ; *e; ++e) r.environment.emplace_back(*e);
     r.environment.push_back(std::string(kAgentSocketEnv) + "=" + agent_name_);
+    r.environment.push_back(std::string(kAgentStartLatencyEnv) + "=" + std::to_string(o_.job_start_latency_ns));
     auto id = s.job.res > 0 ? client_->submit(r) : protocol::Result<uint32_t>(Error{"a job needs at least one resource"});
     if (id) {
       batsim_of_[*id] = s.job_id;

@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <string>
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "--job-agent") == 0) return vtime::slurm::job_agent_main();
@@ -52,6 +54,14 @@ int main(int argc, char** argv) {
                  "a trace submits them) or batsim (Batsim's order: string order of ids)")
       ->capture_default_str()
       ->check(CLI::IsMember({"natural", "batsim"}));
+  double job_start_ns = static_cast<double>(o.job_start_latency_ns);
+  app.add_option("--job-start-latency", job_start_ns,
+                 "Virtual time from Slurm starting a job to the job's work starting: a real job's launch and "
+                 "teardown (ns, us, ms, s; docs/slurm.md)")
+      ->transform(CLI::AsNumberWithUnit(std::map<std::string, double>{{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}},
+                                        CLI::AsNumberWithUnit::CASE_SENSITIVE))
+      ->check(CLI::Range(0.0, 1e12))
+      ->default_str("17ms");
   app.set_version_flag("--version", "vtime-slurm " VTIME_VERSION);
   try {
     app.parse(argc, argv);
@@ -60,6 +70,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : vtime::slurm::kBridgeUsage;
   }
   o.natural_order = order == "natural";
+  o.job_start_latency_ns = static_cast<long long>(job_start_ns);
   if (o.dir.empty()) {
     std::fprintf(stderr, "vtime-slurm: give --dir DIR (or run it under `vtime run -e PREFIX`)\n");
     return vtime::slurm::kBridgeUsage;

@@ -22,7 +22,9 @@ int sleep_until(ProcessContext& c, TimePoint deadline, Duration* remaining) {
     charge_call(c);  // nanosleep(0) and friends: a yield, under --cpu-model calls a charged one
     return 0;
   }
-  WaitScope w(c, deadline, abi::kReasonSleep, abi::kWakeFutex);
+  // A real kernel wakes a sleeper late by its wake-up latency (abi::Header::sleep_latency_ns);
+  // what is left after a signal still counts from the deadline asked for.
+  WaitScope w(c, deadline + nanoseconds(c.sleep_latency_ns), abi::kReasonSleep, abi::kWakeFutex);
   int r = w.block();
   if (r == EINTR && remaining) {
     Duration left = deadline - now(c);

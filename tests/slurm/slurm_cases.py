@@ -257,13 +257,14 @@ def replay(c):
 
 
 def run_equals_shorthand(c):
-    """`vtime slurm` is `vtime run -- vtime-slurm ...`: the same schedule."""
+    """`vtime slurm` is `vtime run --sleep-latency 170us -- vtime-slurm ...`: the same schedule."""
     wl = c.path("backfill.json")
     backfill_workload(wl)
     extra = c.conf("fcfs.conf", "SchedulerType=sched/builtin\n")
     prefix, _ = c.vtime_slurm(wl, "short", extra=extra, hosts=2)
     long_prefix = c.prefix("long")
-    r = subprocess.run([c.a.vtime, "run", "--hosts", "2", "-w", wl, "-e", long_prefix, "-q", "--", c.a.slurm, "-s",
+    r = subprocess.run([c.a.vtime, "run", "--hosts", "2", "-w", wl, "-e", long_prefix, "-q", "--sleep-latency", "170us",
+                        "--", c.a.slurm, "-s",
                         "{endpoint}", "--slurm-conf", extra], cwd=c.dir, stdin=subprocess.DEVNULL,
                        capture_output=True, text=True, timeout=TIMEOUT)
     check(r.returncode == 0, "vtime run -- vtime-slurm exited %d: %s" % (r.returncode, r.stderr))

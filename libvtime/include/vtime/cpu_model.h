@@ -40,6 +40,7 @@ struct CpuModelOptions {
   int64_t cost_ns = 1'000;               // calls: 1 us per charged call
   double scale = 1.0;                    // real: virtual seconds per real second while busy
   int64_t busy_limit_ns = 500'000'000;   // calls: 0 never lets the clock run
+  int64_t sleep_latency_ns = 0;          // any model: a sleep ends this long after its deadline
 };
 
 // "zero", "calls", "real" -> the model; nullopt otherwise.
@@ -55,6 +56,7 @@ inline SessionOptions session_options(const CpuModelOptions& cpu, int64_t epoch_
   o.cpu_model = cpu.model;
   o.cpu_cost_ns = cpu.model == abi::kCpuCalls ? cpu.cost_ns : 0;
   o.cpu_quantum_ns = cpu.model == abi::kCpuCalls ? kCpuQuantumNs : 0;
+  o.sleep_latency_ns = cpu.sleep_latency_ns;
   return o;
 }
 
