@@ -106,11 +106,13 @@ def real_run(jobs, nodes, extra, work, tag, debug):
         c.stop()
 
 
-def vtime_run(vtime, wl, extra_path, nodes, work, tag):
+def vtime_run(vtime, wl, extra_path, nodes, work, tag, bridge_args=()):
     prefix = os.path.join(work, tag)
     cmd = [vtime, "slurm", "--hosts", str(nodes), "-w", wl, "-e", prefix, "-q"]
     if extra_path:
         cmd += ["--slurm-conf", extra_path]
+    if bridge_args:
+        cmd += ["--"] + list(bridge_args)
     t0 = time.monotonic()
     env = dict(os.environ, VTIME_LOG="broker=info")  # for the "set-up took" line
     r = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=1800)
@@ -140,6 +142,8 @@ def main():
     ap.add_argument("--debug", action="store_true", help="Slurm's debug logs with millisecond times")
     ap.add_argument("--keep", metavar="DIR", help="work in DIR and keep it")
     ap.add_argument("--out", metavar="FILE", help="write every run's starts and ends as JSON")
+    ap.add_argument("--bridge-arg", action="append", default=[], metavar="ARG",
+                    help="a vtime-slurm option for the vtime runs (repeatable), e.g. --bridge-arg=--settle=5")
     ap.add_argument("--real-from", metavar="FILE", help="take the real runs from an earlier --out (same workload "
                     "and slurm.conf) instead of running them")
     a = ap.parse_args()
@@ -174,7 +178,7 @@ def main():
         result = {"workload": os.path.abspath(a.workload), "slurm_conf": extra, "real": real}
         status = 0
         if a.vtime:
-            vt = [vtime_run(os.path.abspath(a.vtime), a.workload, a.slurm_conf, nodes, work, "vtime%d" % k)
+            vt = [vtime_run(os.path.abspath(a.vtime), a.workload, a.slurm_conf, nodes, work, "vtime%d" % k, a.bridge_arg)
                   for k in (1, 2)]
             same = vt[0]["batsim"] == vt[1]["batsim"]
             result["vtime"] = [v["slurm"] for v in vt]

@@ -31,11 +31,15 @@ struct BridgeOptions {
   std::string dir;         // Slurm's directory for this run (created; kept afterwards)
   std::string self;        // this executable: the interpreter of every job script
   int start_timeout_s = 120;  // virtual seconds the cluster may take to come up
-  // Virtual seconds from slurmctld's start to Batsim's time 0 (less kPassPhase): the workload
-  // meets a cluster that has been up a while, as a real one has, its start-up scheduling passes
-  // over and batch_sched_delay's rate limit (3 s from the last pass) no longer holding back the
-  // first submissions (issue 41: every start was 3 s late with a 20 ms set-up).
-  int settle_s = 10;
+  // Virtual seconds from slurmctld's start to Batsim's time 0 (less kPassPhaseNs): the workload
+  // meets a cluster that has been up a while, as a real one has, its start-up scheduling pass
+  // (~3 s after start) over and batch_sched_delay's rate limit (3 s from the last pass) no longer
+  // holding back the first submissions (issue 41: every start was 3 s late with a 20 ms set-up).
+  // It also sets the phase of slurmctld's periodic passes (the full one every sched_interval,
+  // 60 s; backfill's every bf_interval, 30 s) against the workload: 5 s is where the independent
+  // real-time reference (bench/slurm_reference.py) starts its workload, and with it vtime agreed
+  // with the real runs on every job, builtin and backfill; with 10 s, 1 and 4 of 24 jobs were off.
+  int settle_s = 5;
   // Jobs due at one instant go to Slurm in their ids' numeric order, as a person replaying a
   // trace submits them (bridges/job_order.h); false: in Batsim's order (string order of ids).
   bool natural_order = true;
