@@ -31,6 +31,7 @@ Subcommand register_replay(CLI::App& root);
 Subcommand register_trace(CLI::App& root);
 Subcommand register_slurm(CLI::App& root);
 Subcommand register_k8s(CLI::App& root);
+Subcommand register_validate(CLI::App& root);
 Subcommand register_sweep(CLI::App& root);
 Subcommand register_workload(CLI::App& root);
 Subcommand register_completion(CLI::App& root);

@@ -75,6 +75,7 @@ int main(int argc, char** argv) {
 #endif
 #ifdef VTIME_WITH_SLURM
   commands.push_back(vtime::cli::register_slurm(root));
+  commands.push_back(vtime::cli::register_validate(root));
 #endif
 #ifdef VTIME_WITH_K8S
   commands.push_back(vtime::cli::register_k8s(root));

@@ -8,6 +8,7 @@ usage: slurm_cases.py CASE --vtime VTIME --slurm VTIME_SLURM --event-fcfs EVENT_
 Exit 0 when the case passes; 1 and the reason on stdout otherwise; 77 (skipped) when Slurm's
 daemons are not installed.
 """
+import csv
 import json
 import os
 import shutil
@@ -237,6 +238,66 @@ def submit_order(c):
     check([r["job_id"] for r in table] == got["natural"], "the default is not the natural order")
 
 
+def validate_bad_input(c):
+    """`vtime validate` refuses what it cannot run before starting anything, each with one clear line
+    and exit status 2."""
+    good = c.write("good.json", json.dumps({"nb_res": 2, "profiles": {"d2": {"type": "delay", "delay": 2}},
+                                            "jobs": [{"id": "1", "subtime": 1, "res": 1, "profile": "d2"}]}))
+    cases = [
+        (["nomad", "-w", good], "scheduler: nomad not in"),
+        (["slurm", "-w", c.write("broken.json", '{"jobs": [')], "is not JSON"),
+        (["slurm", "-w", c.write("nojobs.json", '{"nb_res": 2}')], "no \"jobs\" array"),
+        (["slurm", "-w", c.write("smpi.json", json.dumps({"nb_res": 2, "profiles": {"p": {"type": "smpi"}}, "jobs": [
+            {"id": "1", "subtime": 0, "res": 1, "profile": "p"}]}))], "is not a delay profile"),
+        (["slurm", "-w", good, "--hosts", "1", "--slurm-conf", c.write("port.conf", "SlurmctldPort=1\n")],
+         "SlurmctldPort cannot be set"),
+        (["slurm", "-w", c.write("wide.json", json.dumps({"nb_res": 2, "profiles": {"d2": {"type": "delay", "delay": 2}},
+                                                          "jobs": [{"id": "w", "subtime": 0, "res": 3, "profile": "d2"}]}))],
+         "asks for 3 nodes, the cluster has 2"),
+    ]
+    for args, want in cases:
+        t0 = time.monotonic()
+        r = subprocess.run([c.a.vtime, "validate"] + args + ["-e", c.prefix("bad")], capture_output=True, text=True,
+                           timeout=60, cwd=c.dir, stdin=subprocess.DEVNULL)
+        check(r.returncode == 2, "%s: exit %d, expected 2: %s" % (args, r.returncode, r.stderr))
+        check(want in r.stderr, "%s: stderr does not say %r: %s" % (args, want, r.stderr))
+        check(time.monotonic() - t0 < 30, "%s: took %.0f s: it started something" % (args, time.monotonic() - t0))
+        check(not os.path.exists(c.prefix("bad") + "_validation.json"), "%s: wrote results" % args)
+
+
+def validate_small(c):
+    """`vtime validate slurm` end to end on a small workload with ties: two real-time runs (sbatch,
+    sleep, Slurm's records) and two virtual ones; per-job CSV, every run in JSON, the figure.
+    Whether each job falls within reality's range is what it reports (exit 0 or 1), not what this
+    test asserts: the real runs' timing is the machine's."""
+    wl = c.write("small.json", json.dumps({"nb_res": 2, "profiles": {"d2": {"type": "delay", "delay": 2},
+                                                                     "d3": {"type": "delay", "delay": 3}},
+        "jobs": [{"id": "1", "subtime": 1, "res": 1, "walltime": 60, "profile": "d3"},
+                 {"id": "2", "subtime": 1, "res": 2, "walltime": 60, "profile": "d2"},
+                 {"id": "3", "subtime": 2, "res": 1, "walltime": 60, "profile": "d2"},
+                 {"id": "10", "subtime": 2, "res": 1, "walltime": 60, "profile": "d3"}]}))
+    conf = c.conf("fcfs.conf", "SchedulerType=sched/builtin\n")
+    prefix = c.prefix("small")
+    r = subprocess.run([c.a.vtime, "validate", "slurm", "-w", wl, "--slurm-conf", conf, "--runs", "2", "-e", prefix],
+                       capture_output=True, text=True, timeout=600, cwd=c.dir, stdin=subprocess.DEVNULL)
+    sys.stdout.write(r.stderr[-3000:])
+    check(r.returncode in (0, 1), "vtime validate exited %d" % r.returncode)
+    check("real run 2 of 2" in r.stderr, "no progress line for the real runs")
+    check("vtime runs identical" in r.stderr, "the two vtime runs differ, or no summary")
+    check("gnuplot failed" not in r.stderr and "no figure" not in r.stderr, "no figure drawn")
+    with open(prefix + "_validation.csv") as f:
+        table = list(csv.DictReader(f))
+    check(sorted(t["job_id"] for t in table) == ["1", "10", "2", "3"], "CSV rows: %s" % [t["job_id"] for t in table])
+    for t in table:
+        check(len(t["real_starts"].split()) == 2, "job %s: real starts %r" % (t["job_id"], t["real_starts"]))
+        check(float(t["vtime_start_slurm"]) >= float(t["subtime"]), "job %s starts before its submission" % t["job_id"])
+    with open(prefix + "_validation.json") as f:
+        runs = json.load(f)
+    check(len(runs["real"]) == 2 and len(runs["vtime"]) == 2, "the JSON does not hold 2 real and 2 vtime runs")
+    with open(prefix + "_validation.png", "rb") as f:
+        check(f.read(8) == b"\x89PNG\r\n\x1a\n", "no PNG figure")
+
+
 def replay(c):
     """A recorded Slurm run replays with no divergence, message for message and decision for
     decision (`--compare decisions`: Slurm's threads race within an instant, so its timer records
@@ -305,6 +366,8 @@ CASES = {
     "ctld_killed": ctld_killed,
     "replay": replay,
     "submit_order": submit_order,
+    "validate_bad_input": validate_bad_input,
+    "validate_small": validate_small,
     "run_equals_shorthand": run_equals_shorthand,
     "long.spaced": reference("spaced_200_delay170", 5),
     "long.burst": reference("burst_200_delay170", 5),
