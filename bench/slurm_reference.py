@@ -64,7 +64,7 @@ def load_workload(path):
     return jobs, int(wl.get("nb_res", 0))
 
 
-def real_run(jobs, nodes, extra, work, tag, debug):
+def real_run(jobs, nodes, extra, work, tag, debug, conf_seen):
     d = os.path.join(work, tag)
     sv.NODES = nodes
     if debug:
@@ -114,6 +114,10 @@ def real_run(jobs, nodes, extra, work, tag, debug):
                 raise sv.SetupError("real run %s: job %s did not complete: %s" % (tag, j["id"], r))
             out[j["id"]] = (r["StartTime"] - origin, r["EndTime"] - origin)
         log("  real %s: submissions late by at most %.3f s" % (tag, max(lags)))
+        settings = sv.conf_settings(c.conf_text, d, c.port)
+        if debug:  # the debug lines are the harness's own, not the configuration's
+            settings -= {"SlurmctldDebug=debug3", "SlurmdDebug=debug4", "LogTimeFormat=iso8601_ms"}
+        conf_seen.append(sorted(settings))
         return out
     finally:
         c.stop()
@@ -143,7 +147,11 @@ def vtime_run(vtime, wl, extra_path, nodes, work, tag, bridge_args=()):
     origin = sv.VTIME_EPOCH + round(setup)
     slurm = {n: (rec["StartTime"] - origin, rec["EndTime"] - origin)
              for n, rec in recs.items() if rec["StartTime"] is not None}
-    return {"batsim": out, "slurm": slurm, "setup": setup, "wall": time.monotonic() - t0}
+    with open(prefix + "_slurm/slurm.conf") as f:
+        text = f.read()
+    port = int(re.search(r"SlurmctldPort=(\d+)", text).group(1))
+    conf = sorted(sv.conf_settings(text, prefix + "_slurm", port))
+    return {"batsim": out, "slurm": slurm, "setup": setup, "wall": time.monotonic() - t0, "conf": conf}
 
 
 def compare(jobs, real, vt):
@@ -266,25 +274,31 @@ def main():
         extra = sv.extra_lines(a.slurm_conf) if a.slurm_conf else []
         nodes = a.nodes or nb_res or max(j["res"] for j in jobs)
         log("workload %s: %d jobs on %d nodes; %d real-time runs" % (a.workload, len(jobs), nodes, a.runs))
-        real = []
+        real, conf_seen = [], []
         if a.real_from:
             with open(a.real_from) as f:
                 saved = json.load(f)
             if saved.get("slurm_conf") != extra:
                 raise sv.SetupError("%s was made with other slurm.conf lines: %s" % (a.real_from, saved.get("slurm_conf")))
             real = [{k: tuple(v) for k, v in r.items()} for r in saved["real"]]
+            conf_seen = saved.get("conf", [])
             a.runs = 0
             log("  %d real runs from %s" % (len(real), a.real_from))
         for i in range(a.runs):
             t0 = time.monotonic()
-            real.append(real_run(jobs, nodes, extra, work, "real%d" % (i + 1), a.debug))
+            real.append(real_run(jobs, nodes, extra, work, "real%d" % (i + 1), a.debug, conf_seen))
             log("  real run %d of %d: %.0f s" % (i + 1, a.runs, time.monotonic() - t0))
-        result = {"workload": os.path.abspath(a.workload), "slurm_conf": extra, "real": real}
+        result = {"workload": os.path.abspath(a.workload), "slurm_conf": extra, "real": real,
+                  "conf": conf_seen[:1]}
         status = 0
         if a.vtime:
             vt = [vtime_run(os.path.abspath(a.vtime), a.workload, a.slurm_conf, nodes, work, "vtime%d" % k, a.bridge_arg)
                   for k in (1, 2)]
             same = vt[0]["batsim"] == vt[1]["batsim"]
+            if conf_seen and set(conf_seen[0]) != set(vt[0]["conf"]):
+                raise sv.SetupError("the real runs' slurm.conf differs from vtime-slurm's:\n  only real: %s\n  only vtime: %s"
+                                    % (sorted(set(conf_seen[0]) - set(vt[0]["conf"])),
+                                       sorted(set(vt[0]["conf"]) - set(conf_seen[0]))))
             result["vtime"] = [v["slurm"] for v in vt]
             rows = compare(jobs, real, vt)
             off = sum(1 for r in rows if r["off"])
