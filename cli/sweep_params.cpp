@@ -32,6 +32,7 @@ const SweepableOption kOptions[] = {
     {"cpu-cost", kNs, false},
     {"cpu-scale", kNumber, false},
     {"cpu-busy-limit", kNs, false},
+    {"sleep-latency", kNs, false},
     {"platform", kText, false},
     {"hosts", kNumber, false},
 };
