@@ -8,6 +8,7 @@
 // (bench/slurm_reference.py, installed as share/vtime/validate/), a Python program: it drives
 // real daemons for minutes and prints where it is as it goes.
 #include "command.h"
+#include "companions.h"
 
 #include "slurm_conf.h"
 
@@ -43,8 +44,16 @@ struct ValidateOptions {
   int hosts = 0;
 };
 
+// What check_workload learns of a workload the real harness can run.
+struct WorkloadShape {
+  int nb_res = 0;
+  size_t jobs = 0;
+  int widest = 0;          // the most nodes a job asks for
+  std::string widest_id;   // that job
+};
+
 // The workload's jobs as the real harness will run them; an empty string when it can, else why not.
-std::string check_workload(const std::string& path, int& nb_res, size_t& njobs) {
+std::string check_workload(const std::string& path, WorkloadShape& shape) {
   std::ifstream in(path);
   if (!in) return "cannot read " + path;
   nlohmann::json w;
@@ -57,7 +66,7 @@ std::string check_workload(const std::string& path, int& nb_res, size_t& njobs) 
     return path + ": no \"jobs\" array (a Batsim workload)";
   }
   const nlohmann::json profiles = w.value("profiles", nlohmann::json::object());
-  nb_res = w.value("nb_res", 0);
+  shape.nb_res = w.value("nb_res", 0);
   std::set<std::string> ids;
   for (const auto& j : w["jobs"]) {
     if (!j.is_object() || !j.contains("id") || !j.contains("subtime") || !j.contains("res") ||
@@ -69,6 +78,10 @@ std::string check_workload(const std::string& path, int& nb_res, size_t& njobs) 
     if (!ids.insert(id).second) return path + ": job id " + id + " appears twice";
     if (j["subtime"].get<double>() < 0) return path + ": job " + id + " is submitted before time 0";
     if (j["res"].get<int>() < 1) return path + ": job " + id + " asks for no resource";
+    if (j["res"].get<int>() > shape.widest) {
+      shape.widest = j["res"].get<int>();
+      shape.widest_id = id;
+    }
     auto p = profiles.find(j["profile"].get<std::string>());
     if (p == profiles.end()) return path + ": job " + id + ": no profile '" + j["profile"].get<std::string>() + "'";
     if (!p->is_object() || p->value("type", "") != "delay" || !p->contains("delay") || !(*p)["delay"].is_number()) {
@@ -76,7 +89,7 @@ std::string check_workload(const std::string& path, int& nb_res, size_t& njobs) 
              "' is not a delay profile; the real-time harness runs each job as `sleep DELAY`";
     }
   }
-  njobs = ids.size();
+  shape.jobs = ids.size();
   return {};
 }
 
@@ -90,21 +103,6 @@ bool on_path(const std::string& prog) {
   return false;
 }
 
-// The harness: $VTIME_VALIDATE_HARNESS, the installed one, or the source tree's.
-std::string find_harness() {
-  if (const char* v = getenv("VTIME_VALIDATE_HARNESS"); v && *v) return v;
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    fs::path installed = exe.parent_path() / "../share/vtime/validate/slurm_reference.py";
-    if (fs::exists(installed, ec)) return fs::weakly_canonical(installed, ec).string();
-  }
-#ifdef VTIME_SOURCE_BENCH
-  if (fs::exists(VTIME_SOURCE_BENCH "/slurm_reference.py", ec)) return VTIME_SOURCE_BENCH "/slurm_reference.py";
-#endif
-  return {};
-}
-
 int validate_action(const ValidateOptions& o) {
   auto fail = [](const std::string& why) {
     fprintf(stderr, "vtime validate: %s\n", why.c_str());
@@ -114,21 +112,13 @@ int validate_action(const ValidateOptions& o) {
     return fail("k8s: the independent real-time Kubernetes harness is not there yet (docs/k8s.md); only slurm "
                 "can be validated");
   }
-  int nb_res = 0;
-  size_t njobs = 0;
-  if (std::string why = check_workload(o.workload, nb_res, njobs); !why.empty()) return fail(why);
-  int hosts = o.hosts ? o.hosts : nb_res;
+  WorkloadShape shape;
+  if (std::string why = check_workload(o.workload, shape); !why.empty()) return fail(why);
+  int hosts = o.hosts ? o.hosts : shape.nb_res;
   if (hosts < 1) return fail(o.workload + " has no nb_res: give --hosts N");
-  {
-    std::ifstream in(o.workload);
-    auto w = nlohmann::json::parse(in);
-    for (const auto& j : w["jobs"]) {
-      if (j["res"].get<int>() > hosts) {
-        return fail(o.workload + ": job " + (j["id"].is_string() ? j["id"].get<std::string>() : j["id"].dump()) +
-                    " asks for " + std::to_string(j["res"].get<int>()) + " nodes, the cluster has " +
-                    std::to_string(hosts));
-      }
-    }
+  if (shape.widest > hosts) {
+    return fail(o.workload + ": job " + shape.widest_id + " asks for " + std::to_string(shape.widest) +
+                " nodes, the cluster has " + std::to_string(hosts));
   }
   if (!o.slurm_conf.empty()) {
     std::ifstream in(o.slurm_conf);
@@ -142,8 +132,9 @@ int validate_action(const ValidateOptions& o) {
   for (const char* p : {"slurmctld", "slurmd", "sbatch", "scontrol", "sinfo", "python3"}) {
     if (!on_path(p)) return fail(std::string(p) + " is not installed (see docs/install.md)");
   }
-  std::string harness = find_harness();
-  if (harness.empty()) return fail("the real-time harness (slurm_reference.py) is not installed next to vtime");
+  std::string why;
+  std::string harness = find_validate_harness(why);
+  if (harness.empty()) return fail(why);
   std::error_code ec;
   std::string self = fs::read_symlink("/proc/self/exe", ec).string();
   if (ec) return fail("cannot find the vtime executable: " + ec.message());
@@ -157,7 +148,7 @@ int validate_action(const ValidateOptions& o) {
     argv.push_back(fs::absolute(o.slurm_conf).string());
   }
   fprintf(stderr, "vtime validate: %zu jobs on %d nodes, %d real-time runs then 2 in virtual time; the real runs "
-                  "take about as long as the workload each\n", njobs, hosts, o.runs);
+                  "take about as long as the workload each\n", shape.jobs, hosts, o.runs);
   fflush(stderr);
   pid_t pid = fork();
   if (pid < 0) return fail(std::string("fork: ") + strerror(errno));

@@ -83,4 +83,14 @@ std::string find_k8s_bridge(std::string& why) {
   return find_companion("VTIME_K8S", {"vtime-k8s", "../k8s/vtime-k8s"}, built, X_OK, "vtime-k8s", why);
 }
 
+std::string find_validate_harness(std::string& why) {
+#ifdef VTIME_SOURCE_BENCH
+  const char* built = VTIME_SOURCE_BENCH "/slurm_reference.py";
+#else
+  const char* built = nullptr;
+#endif
+  return find_companion("VTIME_VALIDATE_HARNESS", {"../share/vtime/validate/slurm_reference.py"}, built, R_OK,
+                        "the real-time harness of vtime validate (slurm_reference.py)", why);
+}
+
 }  // namespace vtime::cli

@@ -20,6 +20,11 @@ std::string find_rewriter(std::string& why);
 // $VTIME_SLURM overrides the search.
 std::string find_slurm_bridge(std::string& why);
 
+// Absolute path of the real-time harness of `vtime validate slurm` (bench/slurm_reference.py,
+// installed as share/vtime/validate/), or an empty string (with `why` set).
+// $VTIME_VALIDATE_HARNESS overrides the search.
+std::string find_validate_harness(std::string& why);
+
 // Absolute path of vtime-k8s (the Kubernetes bridge), or an empty string (with `why` set).
 // $VTIME_K8S overrides the search.
 std::string find_k8s_bridge(std::string& why);
