@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Validation of vtime-k8s against reality (issue 21, docs/k8s.md "Validation against reality").
+"""Validation of vtime-k8s against reality (issue 21, docs/k8s.md "Validation against a bridge-shaped real run").
 
 One small Batsim workload (fixed seed: one-host jobs on 8 hosts, delays of 5-40 s, submissions
 spread over 75 s, so that jobs wait for free hosts) is scheduled twice by the same vtime-k8s

@@ -25,7 +25,6 @@ import math
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -34,6 +33,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import slurm_validation as sv  # noqa: E402 (the private cluster and Slurm's records)
+import reference_report as report  # noqa: E402 (the job-by-job comparison, CSV and figure)
 
 ROOT = sv.ROOT
 
@@ -154,94 +154,6 @@ def vtime_run(vtime, wl, extra_path, nodes, work, tag, bridge_args=()):
     return {"batsim": out, "slurm": slurm, "setup": setup, "wall": time.monotonic() - t0, "conf": conf}
 
 
-def compare(jobs, real, vt):
-    """One row per job: the real starts, their median and spread, vtime's start (Slurm's record and
-    Batsim's), the deviation and whether it is beyond max(1 s, spread). Printed as a table."""
-    log("\n%5s %6s %4s | %-24s %7s %7s | %8s %8s %7s" % (
-        "job", "sub", "res", "real starts", "median", "spread", "vt slurm", "vt batsim", "dev"))
-    rows = []
-    for j in jobs:
-        starts = sorted(r[j["id"]][0] for r in real)
-        med = statistics.median(starts)
-        spread = starts[-1] - starts[0]
-        vs = vt[0]["slurm"].get(j["id"], (float("nan"),))[0]
-        vb = vt[0]["batsim"].get(j["id"], (float("nan"),))[0]
-        dev = vs - med
-        bad = not abs(dev) <= max(1.0, spread)
-        rows.append({"job": j["id"], "subtime": j["subtime"], "res": j["res"], "real_starts": starts, "median": med,
-                     "spread": spread, "vtime_slurm": vs, "vtime_batsim": vb, "deviation": dev, "off": bad})
-        log("%5s %6g %4d | %-24s %7.1f %7.1f | %8.1f %8.3f %+7.1f%s" % (
-            j["id"], j["subtime"], j["res"], ",".join("%g" % s for s in starts), med, spread, vs, vb, dev,
-            "  <-- off" if bad else ""))
-    return rows
-
-
-def write_csv(path, rows):
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["job_id", "subtime", "res", "real_starts", "real_median", "real_spread", "vtime_start_slurm",
-                    "vtime_start_batsim", "deviation", "off"])
-        for r in rows:
-            w.writerow([r["job"], "%g" % r["subtime"], r["res"], " ".join("%g" % s for s in r["real_starts"]),
-                        "%g" % r["median"], "%g" % r["spread"], "%g" % r["vtime_slurm"], "%.6f" % r["vtime_batsim"],
-                        "%g" % r["deviation"], int(r["off"])])
-
-
-GNUPLOT = """set terminal png size 1200,520
-set output '%(out)s'
-set multiplot layout 1,2 title "%(title)s: vtime against real time\\n%(conf)s" noenhanced
-set xlabel 'real start: median of the real runs (s)'
-set ylabel 'vtime start (s)'
-set key top left
-set xrange [0:%(top)g]
-set yrange [0:%(top)g]
-plot x with lines lc rgb '#888888' title 'equal', \\
-     x+1 with lines dt 2 lc rgb '#bbbbbb' notitle, x-1 with lines dt 2 lc rgb '#bbbbbb' notitle, \\
-     '%(data)s' using 1:2:3:4 with xerrorbars pt 7 lc rgb '#1f77b4' title 'job (bar: the real runs range)'
-set xlabel 'vtime start - real median (s)'
-set ylabel 'jobs'
-set autoscale
-set yrange [0:*]
-set boxwidth 0.8
-set style fill solid 0.6
-plot '%(hist)s' using 1:2 with boxes lc rgb '#1f77b4' notitle
-unset multiplot
-"""
-
-
-def plot(path, rows, title, extra):
-    """Two panels with gnuplot (Debian's gnuplot-nox): each job's vtime start against the real runs'
-    median (bars: the real runs' range; dashed: 1 s either side), and the deviations' histogram."""
-    if not shutil.which("gnuplot"):
-        log("slurm_reference: gnuplot is not installed (Debian: gnuplot-nox); no figure")
-        return
-    d = tempfile.mkdtemp(prefix="vtime-validate-plot-")
-    try:
-        data = os.path.join(d, "jobs.dat")
-        with open(data, "w") as f:
-            for r in rows:
-                f.write("%g %g %g %g\n" % (r["median"], r["vtime_slurm"], r["real_starts"][0], r["real_starts"][-1]))
-        counts = {}
-        for r in rows:
-            b = int(round(r["deviation"]))
-            counts[b] = counts.get(b, 0) + 1
-        hist = os.path.join(d, "hist.dat")
-        with open(hist, "w") as f:
-            for b in range(min(counts) - 1, max(counts) + 2):
-                f.write("%d %d\n" % (b, counts.get(b, 0)))
-        top = max(max(r["real_starts"][-1], r["vtime_slurm"]) for r in rows) * 1.05 + 1
-        conf = "; ".join(extra) if extra else "generated slurm.conf"
-        script = os.path.join(d, "plot.gp")
-        with open(script, "w") as f:
-            f.write(GNUPLOT % {"out": os.path.abspath(path), "title": title, "conf": conf.replace('"', "'"),
-                               "top": top, "data": data, "hist": hist})
-        r = subprocess.run(["gnuplot", script], capture_output=True, text=True, timeout=60)
-        if r.returncode != 0:
-            log("slurm_reference: gnuplot failed: %s" % r.stderr.strip()[-500:])
-    finally:
-        shutil.rmtree(d, ignore_errors=True)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-w", "--workload", required=True, help="Batsim workload (delay profiles)")
@@ -300,17 +212,9 @@ def main():
                                     % (sorted(set(conf_seen[0]) - set(vt[0]["conf"])),
                                        sorted(set(vt[0]["conf"]) - set(conf_seen[0]))))
             result["vtime"] = [v["slurm"] for v in vt]
-            rows = compare(jobs, real, vt)
-            off = sum(1 for r in rows if r["off"])
-            log("\njobs off (start beyond max(1 s, real spread) from the real median): %d of %d; vtime runs %s; "
-                "vtime wall %.1f s" % (off, len(jobs), "identical" if same else "DIFFERENT", vt[0]["wall"]))
-            if a.csv:
-                write_csv(a.csv, rows)
-                log("per-job deviations: %s" % a.csv)
-            if a.plot:
-                plot(a.plot, rows, os.path.basename(a.workload), extra)
-                log("figure: %s" % a.plot)
-            status = 0 if off == 0 and same else 1
+            status = report.report(a, jobs, real, vt[0]["slurm"], vt[0]["batsim"], same, vt[0]["wall"],
+                                   "; ".join(extra) if extra else "generated slurm.conf", "slurm_reference",
+                                   what="vt slurm", csv_column="vtime_start_slurm")
         if a.out:
             with open(a.out, "w") as f:
                 json.dump(result, f, indent=1, sort_keys=True)

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Validation of vtime-slurm against reality (issue 11, docs/slurm.md "Validation against reality").
+"""Validation of vtime-slurm against reality (issue 11, docs/slurm.md "Validation against a bridge-shaped real run").
 
 One small Batsim workload (fixed seed: 8 nodes, jobs of 1-4 nodes that sleep, walltimes,
 submissions spread over about a minute) is scheduled twice per Slurm configuration by Debian's

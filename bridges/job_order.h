@@ -9,12 +9,29 @@
 // part numerically where both are numbers, as text otherwise.
 //
 // Example: std::stable_sort(ids.begin(), ids.end(), natural_id_less);  // w0!2, w0!9, w0!10
+//          order_submissions(events, is_submission, id_of, time_of);  // a Batsim message's events
 #pragma once
 
+#include <algorithm>
 #include <string_view>
 
 namespace vtime::bridges {
 
 bool natural_id_less(std::string_view a, std::string_view b);
+
+// Each run of consecutive submissions among `events` (is_submission(e)) in the order above, by
+// timestamp first (time_of(e)) then natural_id_less of id_of(e); other events keep their places.
+template <class Events, class IsSubmission, class IdOf, class TimeOf>
+void order_submissions(Events& events, IsSubmission is_submission, IdOf id_of, TimeOf time_of) {
+  for (size_t i = 0; i < events.size(); ++i) {
+    size_t j = i;
+    while (j < events.size() && is_submission(events[j])) ++j;
+    std::stable_sort(events.begin() + i, events.begin() + j, [&](const auto& a, const auto& b) {
+      if (time_of(a) != time_of(b)) return time_of(a) < time_of(b);
+      return natural_id_less(id_of(a), id_of(b));
+    });
+    i = j;
+  }
+}
 
 }  // namespace vtime::bridges

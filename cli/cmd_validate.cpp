@@ -1,12 +1,15 @@
 // `vtime validate`: the user's scheduler configuration and workload run in real time by an
-// independent harness (no vtime, no bridge: `sbatch --wrap "sleep D"`, Slurm's own records) and
-// in virtual time, job by job (docs/slurm.md "Validation against an independent reference").
+// independent harness (no vtime, no bridge: `sbatch --wrap "sleep D"` and Slurm's own records;
+// plain Pods of an API client of its own for Kubernetes) and in virtual time, job by job
+// (docs/slurm.md and docs/k8s.md, "Validation against an independent reference").
 //
 // Everything that can be checked is checked before anything starts: the scheduler, the workload
-// (what the real harness can run: delay jobs that fit the cluster), the slurm.conf lines (what
-// vtime-slurm accepts), root and Slurm's programs. The real runs are the harness's
-// (bench/slurm_reference.py, installed as share/vtime/validate/), a Python program: it drives
-// real daemons for minutes and prints where it is as it goes.
+// (what the real harness can run: delay jobs that fit the cluster, one host each for Pods), the
+// slurm.conf lines (what vtime-slurm accepts) or the scheduler configuration (no key the harness
+// sets), root and Slurm's programs, etcd and the Kubernetes binaries. The real runs are the
+// harness's (bench/slurm_reference.py or bench/k8s_reference.py, installed in
+// share/vtime/validate/), a Python program: it drives real daemons for minutes and prints where
+// it is as it goes.
 #include "command.h"
 #include "companions.h"
 
@@ -19,6 +22,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -39,6 +43,7 @@ struct ValidateOptions {
   std::string scheduler;
   std::string workload;
   std::string slurm_conf;
+  std::string scheduler_config;  // k8s
   int runs = 3;
   std::string prefix = "validate";
   int hosts = 0;
@@ -103,15 +108,76 @@ bool on_path(const std::string& prog) {
   return false;
 }
 
+// Where kube-apiserver and kube-scheduler are, as vtime-k8s looks for them (k8s/main.cpp); empty
+// when nowhere.
+std::string k8s_bin_dir() {
+  if (const char* env = getenv("VTIME_K8S_BIN"); env && *env) return env;
+  std::string cache = "/var/cache/vtime/kubernetes-1.20.2";
+  if (const char* env = getenv("VTIME_K8S_CACHE"); env && *env) cache = env;
+  if (access((cache + "/bin/kube-scheduler").c_str(), X_OK) == 0) return cache + "/bin";
+  return on_path("kube-scheduler") ? "PATH" : "";
+}
+
+// What the Slurm harness needs: an empty string when all is there, else why not.
+std::string check_slurm(const ValidateOptions& o) {
+  if (!o.scheduler_config.empty()) return "--scheduler-config is for k8s; give slurm.conf lines with --slurm-conf";
+  if (!o.slurm_conf.empty()) {
+    std::ifstream in(o.slurm_conf);
+    if (!in) return "cannot read --slurm-conf " + o.slurm_conf;
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto e = slurm::parse_extra(ss.str(), o.slurm_conf);
+    if (!e) return e.error();
+  }
+  if (geteuid() != 0) return "the real-time cluster needs root (slurmd runs jobs as their users)";
+  for (const char* p : {"slurmctld", "slurmd", "sbatch", "scontrol", "sinfo", "python3"}) {
+    if (!on_path(p)) return std::string(p) + " is not installed (see docs/install.md)";
+  }
+  return {};
+}
+
+// What the Kubernetes harness needs (one-host jobs: a Pod runs on one Node).
+std::string check_k8s(const ValidateOptions& o, const WorkloadShape& shape) {
+#ifndef VTIME_WITH_K8S
+  (void)o;
+  (void)shape;
+  return "k8s: this vtime was built without vtime-k8s (see docs/install.md)";
+#else
+  if (!o.slurm_conf.empty()) return "--slurm-conf is for slurm; give a KubeSchedulerConfiguration with --scheduler-config";
+  if (shape.widest > 1) {
+    return o.workload + ": job " + shape.widest_id + " asks for " + std::to_string(shape.widest) +
+           " hosts; a Pod runs on one Node, so k8s validates one-host jobs only";
+  }
+  if (!o.scheduler_config.empty()) {
+    std::ifstream in(o.scheduler_config);
+    if (!in) return "cannot read --scheduler-config " + o.scheduler_config;
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      for (const char* key : {"clientConnection:", "leaderElection:", "healthzBindAddress:", "metricsBindAddress:"}) {
+        if (line.rfind(key, 0) == 0) {
+          return o.scheduler_config + ":" + std::to_string(n) + ": " + std::string(key, strlen(key) - 1) +
+                 " is set by the harness and by vtime-k8s (the run's API, ports, no leader election)";
+        }
+      }
+    }
+  }
+  for (const char* p : {"etcd", "openssl", "python3"}) {
+    if (!on_path(p)) return std::string(p) + " is not installed (see docs/install.md)";
+  }
+  if (k8s_bin_dir().empty()) {
+    return "kube-apiserver and kube-scheduler not found ($VTIME_K8S_BIN, /var/cache/vtime/kubernetes-1.20.2/bin or "
+           "PATH): k8s/install-kubernetes builds them (the README's install command runs it)";
+  }
+  return {};
+#endif
+}
+
 int validate_action(const ValidateOptions& o) {
   auto fail = [](const std::string& why) {
     fprintf(stderr, "vtime validate: %s\n", why.c_str());
     return kExitUsage;
   };
-  if (o.scheduler == "k8s") {
-    return fail("k8s: the independent real-time Kubernetes harness is not there yet (docs/k8s.md); only slurm "
-                "can be validated");
-  }
+  const bool k8s = o.scheduler == "k8s";
   WorkloadShape shape;
   if (std::string why = check_workload(o.workload, shape); !why.empty()) return fail(why);
   int hosts = o.hosts ? o.hosts : shape.nb_res;
@@ -120,20 +186,9 @@ int validate_action(const ValidateOptions& o) {
     return fail(o.workload + ": job " + shape.widest_id + " asks for " + std::to_string(shape.widest) +
                 " nodes, the cluster has " + std::to_string(hosts));
   }
-  if (!o.slurm_conf.empty()) {
-    std::ifstream in(o.slurm_conf);
-    if (!in) return fail("cannot read --slurm-conf " + o.slurm_conf);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    auto e = slurm::parse_extra(ss.str(), o.slurm_conf);
-    if (!e) return fail(e.error());
-  }
-  if (geteuid() != 0) return fail("the real-time cluster needs root (slurmd runs jobs as their users)");
-  for (const char* p : {"slurmctld", "slurmd", "sbatch", "scontrol", "sinfo", "python3"}) {
-    if (!on_path(p)) return fail(std::string(p) + " is not installed (see docs/install.md)");
-  }
+  if (std::string why = k8s ? check_k8s(o, shape) : check_slurm(o); !why.empty()) return fail(why);
   std::string why;
-  std::string harness = find_validate_harness(why);
+  std::string harness = find_validate_harness(o.scheduler, why);
   if (harness.empty()) return fail(why);
   std::error_code ec;
   std::string self = fs::read_symlink("/proc/self/exe", ec).string();
@@ -142,13 +197,18 @@ int validate_action(const ValidateOptions& o) {
   std::vector<std::string> argv = {"python3", "-u", harness, "-w", fs::absolute(o.workload).string(),
                                    "--runs", std::to_string(o.runs), "--vtime", self,
                                    "--out", o.prefix + "_validation.json", "--csv", o.prefix + "_validation.csv",
-                                   "--plot", o.prefix + "_validation.png", "--nodes", std::to_string(hosts)};
+                                   "--plot", o.prefix + "_validation.png", k8s ? "--hosts" : "--nodes",
+                                   std::to_string(hosts)};
   if (!o.slurm_conf.empty()) {
     argv.push_back("--slurm-conf");
     argv.push_back(fs::absolute(o.slurm_conf).string());
   }
-  fprintf(stderr, "vtime validate: %zu jobs on %d nodes, %d real-time runs then 2 in virtual time; the real runs "
-                  "take about as long as the workload each\n", shape.jobs, hosts, o.runs);
+  if (!o.scheduler_config.empty()) {
+    argv.push_back("--scheduler-config");
+    argv.push_back(fs::absolute(o.scheduler_config).string());
+  }
+  fprintf(stderr, "vtime validate: %zu jobs on %d %s, %d real-time runs then 2 in virtual time; the real runs "
+                  "take about as long as the workload each\n", shape.jobs, hosts, k8s ? "Nodes" : "nodes", o.runs);
   fflush(stderr);
   pid_t pid = fork();
   if (pid < 0) return fail(std::string("fork: ") + strerror(errno));
@@ -179,18 +239,24 @@ Subcommand register_validate(CLI::App& root) {
       "validate",
       "Check vtime against real time for your own scheduler configuration and workload.\n"
       "Runs the workload --runs times in real time on a private cluster, with no vtime and no bridge\n"
-      "(slurm: `sbatch --wrap \"sleep D\"` at each submission second, starts from Slurm's own records),\n"
-      "then twice in virtual time (`vtime slurm`), and prints each job's start against the real runs'\n"
-      "median: a job is off when it is further than max(1 s, the real runs' spread). Writes\n"
-      "PREFIX_validation.csv (per job), .json (every run) and .png (start-time scatter, deviation\n"
-      "histogram). Needs root and Slurm's daemons. Exit status: 0 every job within; 1 some job off;\n"
-      "2 bad input (nothing started); 3 a run failed. See docs/slurm.md.");
-  app->add_option("scheduler", o->scheduler, "slurm (k8s: not yet)")
+      "(slurm: `sbatch --wrap \"sleep D\"` at each submission second, starts from Slurm's own records;\n"
+      "k8s: plain priority-0 Pods created by an API client of its own at each submission second and\n"
+      "deleted `delay` seconds after they are bound), then twice in virtual time (`vtime slurm`,\n"
+      "`vtime k8s`), and prints each job's start against the real runs' median: a job is off when it\n"
+      "is further than max(1 s, the real runs' spread). Writes PREFIX_validation.csv (per job), .json\n"
+      "(every run) and .png (start-time scatter, deviation histogram). slurm needs root and Slurm's\n"
+      "daemons; k8s needs etcd and the Kubernetes binaries of the install command. Exit status: 0\n"
+      "every job within; 1 some job off; 2 bad input (nothing started); 3 a run failed. See\n"
+      "docs/slurm.md and docs/k8s.md.");
+  app->add_option("scheduler", o->scheduler, "slurm or k8s")
       ->required()
       ->check(CLI::IsMember({"slurm", "k8s"}));
   app->add_option("-w,--workload", o->workload, "Batsim JSON workload (delay profiles)")->required();
   app->add_option("--slurm-conf", o->slurm_conf, "slurm.conf lines over the generated ones, as for `vtime slurm`")
       ->option_text("EXTRA");
+  app->add_option("--scheduler-config", o->scheduler_config,
+                  "k8s: a KubeSchedulerConfiguration, as for `vtime k8s` (default: the default profile)")
+      ->option_text("FILE");
   app->add_option("--runs", o->runs, "Real-time runs (reality's own spread)")
       ->capture_default_str()
       ->check(CLI::Range(1, 20));

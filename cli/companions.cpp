@@ -83,14 +83,17 @@ std::string find_k8s_bridge(std::string& why) {
   return find_companion("VTIME_K8S", {"vtime-k8s", "../k8s/vtime-k8s"}, built, X_OK, "vtime-k8s", why);
 }
 
-std::string find_validate_harness(std::string& why) {
+std::string find_validate_harness(const std::string& name, std::string& why) {
+  std::string file = name + "_reference.py";
 #ifdef VTIME_SOURCE_BENCH
-  const char* built = VTIME_SOURCE_BENCH "/slurm_reference.py";
+  std::string built = std::string(VTIME_SOURCE_BENCH) + "/" + file;
+  const char* built_path = built.c_str();
 #else
-  const char* built = nullptr;
+  const char* built_path = nullptr;
 #endif
-  return find_companion("VTIME_VALIDATE_HARNESS", {"../share/vtime/validate/slurm_reference.py"}, built, R_OK,
-                        "the real-time harness of vtime validate (slurm_reference.py)", why);
+  std::string installed = "../share/vtime/validate/" + file;
+  std::string what = "the real-time harness of vtime validate (" + file + ")";
+  return find_companion("VTIME_VALIDATE_HARNESS", {installed.c_str()}, built_path, R_OK, what.c_str(), why);
 }
 
 }  // namespace vtime::cli

@@ -20,10 +20,10 @@ std::string find_rewriter(std::string& why);
 // $VTIME_SLURM overrides the search.
 std::string find_slurm_bridge(std::string& why);
 
-// Absolute path of the real-time harness of `vtime validate slurm` (bench/slurm_reference.py,
-// installed as share/vtime/validate/), or an empty string (with `why` set).
+// Absolute path of the real-time harness of `vtime validate NAME` (bench/NAME_reference.py for
+// slurm or k8s, installed in share/vtime/validate/), or an empty string (with `why` set).
 // $VTIME_VALIDATE_HARNESS overrides the search.
-std::string find_validate_harness(std::string& why);
+std::string find_validate_harness(const std::string& name, std::string& why);
 
 // Absolute path of vtime-k8s (the Kubernetes bridge), or an empty string (with `why` set).
 // $VTIME_K8S overrides the search.

@@ -3,15 +3,21 @@
 
 #include "cluster.h"
 #include "bridge_run.h"
+#include "job_order.h"
 #include "private_network.h"
 #include "vtime_hooks.h"
 
 #include <vtime/protocol/codec.h>
 
+#include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
 #include <set>
@@ -95,6 +101,12 @@ class Bridge {
     }
   }
 
+  ~Bridge() {
+    if (timer_fd_ >= 0) close(timer_fd_);
+  }
+  Bridge(const Bridge&) = delete;
+  Bridge& operator=(const Bridge&) = delete;
+
   int run() {
     try {
       loop();
@@ -126,6 +138,11 @@ class Bridge {
         watch_item = items.size();
         items.push_back({nullptr, watch_->fd(), ZMQ_POLLIN, 0});
       }
+      size_t timer_item = 0;
+      if (!delayed_.empty()) {
+        timer_item = items.size();
+        items.push_back({nullptr, timer_fd_, ZMQ_POLLIN, 0});
+      }
       for (int fd : cluster_->fds()) items.push_back({nullptr, fd, ZMQ_POLLIN, 0});
       try {
         zmq::poll(items.data(), items.size(), std::chrono::milliseconds(-1));
@@ -137,6 +154,13 @@ class Bridge {
       // Bindings first: what the watch holds was sent before Batsim's message (the tree was
       // idle when the broker sent it), so it belongs in this reply, whatever the wake-up order.
       if (watch_item && items[watch_item].revents) on_watch();
+      if (timer_item && items[timer_item].revents) {
+        uint64_t expirations = 0;
+        if (read(timer_fd_, &expirations, sizeof expirations) < 0 && errno != EAGAIN) {
+          throw Fail(kBridgeK8sFailed, std::string("the start-latency timer: ") + strerror(errno));
+        }
+        release_due();
+      }
       if (items[0].revents & ZMQ_POLLIN) {
         zmq::message_t m;
         if (!sock_.recv(m, zmq::recv_flags::dontwait)) continue;
@@ -170,8 +194,15 @@ class Bridge {
   bool on_message(const std::string& bytes) {
     auto in = parse_message(bytes, Direction::to_scheduler);
     if (!in) throw Fail(kBridgeProtocol, "invalid message from Batsim: " + in.error());
+    if (o_.natural_order) {
+      bridges::order_submissions(
+          in->events, [](const Event& e) { return std::holds_alternative<JobSubmitted>(e.payload); },
+          [](const Event& e) -> const std::string& { return std::get<JobSubmitted>(e.payload).job_id; },
+          [](const Event& e) { return e.timestamp; });
+    }
     Message reply;
     reply.now = in->now;
+    release_due();  // a start due at this very instant goes in this reply, whichever woke first
     take_pending(reply);
     // Each event is one stimulus to Kubernetes (a Pod created or deleted), and the bridge lets
     // the whole control plane react to it (until the tree is idle, at the same virtual instant)
@@ -307,8 +338,52 @@ class Bridge {
     it->second.started = true;
     Event ev;
     ev.payload = ExecuteJob{it->second.batsim_id, ResourceSet::from_ids({r->second}), {}};
-    pending_.emplace_back(it->second.seq, std::move(ev));
-    bridges::request_tick();
+    if (o_.job_start_latency_ns <= 0) {
+      pending_.emplace_back(it->second.seq, std::move(ev));
+      bridges::request_tick();
+      return;
+    }
+    // One latency for every job: the queue stays in due order.
+    delayed_.push_back({monotonic_ns() + o_.job_start_latency_ns, it->second.seq, std::move(ev)});
+    arm_timer();
+  }
+
+  // --- the job-start latency (BridgeOptions::job_start_latency_ns) ---------------------------
+  // Under vtime the clock is the tree's virtual one (the shim's clock_gettime and timerfd).
+  static long long monotonic_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<long long>(ts.tv_sec) * 1'000'000'000LL + ts.tv_nsec;
+  }
+
+  void arm_timer() {
+    if (timer_fd_ < 0) {
+      timer_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+      if (timer_fd_ < 0) throw Fail(kBridgeK8sFailed, std::string("timerfd_create: ") + strerror(errno));
+    }
+    itimerspec at{};
+    if (!delayed_.empty()) {
+      long long due = delayed_.front().due_ns;
+      at.it_value.tv_sec = static_cast<time_t>(due / 1'000'000'000LL);
+      at.it_value.tv_nsec = static_cast<long>(due % 1'000'000'000LL);
+    }
+    if (timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &at, nullptr) != 0) {
+      throw Fail(kBridgeK8sFailed, std::string("timerfd_settime: ") + strerror(errno));
+    }
+  }
+
+  // The starts due by now become decisions for the next reply (a tick asked for them).
+  void release_due() {
+    if (delayed_.empty()) return;
+    long long now = monotonic_ns();
+    bool any = false;
+    while (!delayed_.empty() && delayed_.front().due_ns <= now) {
+      pending_.emplace_back(delayed_.front().seq, std::move(delayed_.front().ev));
+      delayed_.pop_front();
+      any = true;
+    }
+    if (any) bridges::request_tick();
+    arm_timer();
   }
 
   const BridgeOptions& o_;
@@ -323,6 +398,13 @@ class Bridge {
   std::map<std::string, std::string> jobs_by_batsim_;  // Batsim id -> pod name
   size_t next_seq_ = 0;
   std::vector<std::pair<size_t, Event>> pending_;      // decisions for the next reply, by submission
+  struct Delayed {
+    long long due_ns;  // CLOCK_MONOTONIC
+    size_t seq;
+    Event ev;
+  };
+  std::deque<Delayed> delayed_;  // starts not due yet, in due order
+  int timer_fd_ = -1;
 };
 
 }  // namespace

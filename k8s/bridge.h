@@ -38,6 +38,15 @@ struct BridgeOptions {
   // Pods get priorities decreasing with submission order (preemptionPolicy Never), so the
   // scheduler's queue never holds two Pods it cannot order (docs/k8s.md, Determinism).
   bool submission_priority = true;
+  // Jobs due at one instant become Pods in the numeric order of their ids, as a script replaying
+  // a trace creates them (bridges/job_order.h); false: in Batsim's order (string order of ids).
+  bool natural_order = true;
+  // How long after the bridge sees a Pod bound its job starts (the EXECUTE_JOB): what a real
+  // cluster takes from a Pod's creation to its client seeing it bound (the creation, the
+  // scheduler's watch, the binding, the client's watch: 13-23 ms measured, docs/k8s.md). A job
+  // then ends that long after a whole second, after the Pods created at that second, as in a real
+  // cluster; with 0, both fell on one instant. 0: at once.
+  long long job_start_latency_ns = 0;
   // One process of the control plane runs at a time (vtime_serialize; docs/k8s.md, Determinism),
   // and with `serialize_threads` one thread of it (vtime_serialize_threads).
   bool serialize = true;

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 
 namespace {
 
@@ -75,6 +76,20 @@ int main(int argc, char** argv) {
                  "then vary from run to run; docs/k8s.md)")
       ->check(CLI::IsMember({"submission", "none"}))
       ->capture_default_str();
+  std::string order = "natural";
+  app.add_option("--submit-order", order,
+                 "Order in which jobs due at one instant become Pods: natural (numeric ids: 9 before 10, as a "
+                 "script replaying a trace creates them) or batsim (Batsim's order: string order of ids)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"natural", "batsim"}));
+  double job_start_ns = static_cast<double>(o.job_start_latency_ns);
+  app.add_option("--job-start-latency", job_start_ns,
+                 "Virtual time from the scheduler binding a Pod to its job's start: what a real cluster takes from "
+                 "a Pod's creation to its client seeing it bound (ns, us, ms, s; docs/k8s.md)")
+      ->transform(CLI::AsNumberWithUnit(std::map<std::string, double>{{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}},
+                                        CLI::AsNumberWithUnit::CASE_SENSITIVE))
+      ->check(CLI::Range(0.0, 1e12))
+      ->default_str("0");
   std::string serial = "threads";
   app.add_option("--serialize", serial,
                  "threads: one thread of the control plane runs at a time under vtime (a component whose wait ends "
@@ -113,6 +128,8 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : vtime::k8s::kBridgeUsage;
   }
   o.submission_priority = priority == "submission";
+  o.natural_order = order == "natural";
+  o.job_start_latency_ns = static_cast<long long>(job_start_ns);
   o.serialize = serial != "off";
   o.serialize_threads = serial == "threads";
   o.private_network = network == "private";

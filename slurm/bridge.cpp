@@ -170,16 +170,10 @@ class Bridge {
   // Jobs submitted at one instant, in the order a person replaying the trace would submit them
   // (bridges/job_order.h); other events keep their places.
   static void order_submissions(std::vector<Event>& ev) {
-    auto id = [](const Event& e) -> const std::string& { return std::get<JobSubmitted>(e.payload).job_id; };
-    for (size_t i = 0; i < ev.size(); ++i) {
-      size_t j = i;
-      while (j < ev.size() && std::holds_alternative<JobSubmitted>(ev[j].payload)) ++j;
-      std::stable_sort(ev.begin() + i, ev.begin() + j, [&](const Event& a, const Event& b) {
-        if (a.timestamp != b.timestamp) return a.timestamp < b.timestamp;
-        return bridges::natural_id_less(id(a), id(b));
-      });
-      i = j;
-    }
+    bridges::order_submissions(
+        ev, [](const Event& e) { return std::holds_alternative<JobSubmitted>(e.payload); },
+        [](const Event& e) -> const std::string& { return std::get<JobSubmitted>(e.payload).job_id; },
+        [](const Event& e) { return e.timestamp; });
   }
 
   void submit(const JobSubmitted& s, Message& reply) {

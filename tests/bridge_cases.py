@@ -40,6 +40,19 @@ def read(path):
         return f.read()
 
 
+
+def validate_refuses(c, cases):
+    """`vtime validate ARGS` refuses each case before starting anything: exit status 2, the expected
+    words on stderr, within seconds, and no results written. cases: [(args, words)]."""
+    for args, want in cases:
+        t0 = time.monotonic()
+        r = subprocess.run([c.a.vtime, "validate"] + args + ["-e", c.prefix("bad")], capture_output=True, text=True,
+                           timeout=60, cwd=c.dir, stdin=subprocess.DEVNULL)
+        check(r.returncode == 2, "%s: exit %d, expected 2: %s" % (args, r.returncode, r.stderr))
+        check(want in r.stderr, "%s: stderr does not say %r: %s" % (args, want, r.stderr))
+        check(time.monotonic() - t0 < 30, "%s: took %.0f s: it started something" % (args, time.monotonic() - t0))
+        check(not os.path.exists(c.prefix("bad") + "_validation.json"), "%s: wrote results" % args)
+
 class BridgeCase:
     """A scratch directory and the runs of one test case."""
 

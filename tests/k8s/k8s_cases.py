@@ -9,6 +9,7 @@ usage: k8s_cases.py CASE --vtime VTIME --k8s VTIME_K8S
 Exit 0 when the case passes; 1 and the reason on stdout otherwise; 77 (skipped) when the
 Kubernetes binaries or etcd are not installed.
 """
+import csv
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -314,6 +316,92 @@ def replay(c):
     check(rep["result"] == "divergence", "another configuration replayed without divergence: %s" % out[-3000:])
 
 
+def start_latency(c):
+    """--job-start-latency: a job starts that long after kube-scheduler binds its Pod (and so ends
+    that long after its delay), exactly, in virtual time; without it, at the binding."""
+    wl = c.write("free.json", json.dumps({"nb_res": 3, "profiles": {"d5": {"type": "delay", "delay": 5}},
+        "jobs": [{"id": "10", "subtime": 1, "res": 1, "profile": "d5"},
+                 {"id": "9", "subtime": 1, "res": 1, "profile": "d5"},
+                 {"id": "3", "subtime": 2, "res": 1, "profile": "d5"}]}))
+    starts = {}
+    for tag, bridge in (("none", ()), ("late", ("--job-start-latency", "50ms"))):
+        prefix, _ = c.vtime_k8s(wl, tag, hosts=3, bridge=bridge)
+        starts[tag] = {r["job_id"]: (float(r["starting_time"]), float(r["finish_time"]))
+                       for r in rows(read(prefix + "_jobs.csv"))}
+    for j, (s, e) in starts["none"].items():
+        s2, e2 = starts["late"][j]
+        check(abs(s2 - s - 0.05) < 1e-6 and abs(e2 - e - 0.05) < 1e-6,
+              "job %s: start/end %.6f/%.6f with a 50 ms start latency, %.6f/%.6f without" % (j, s2, e2, s, e))
+    check(sorted(starts["none"]) == ["10", "3", "9"], "jobs: %s" % sorted(starts["none"]))
+    check(abs(starts["none"]["9"][0] - 1.0) < 1e-6 and abs(starts["none"]["3"][0] - 2.0) < 1e-6,
+          "free hosts: jobs did not start at their submission: %s" % starts["none"])
+
+
+def validate_bad_input(c):
+    """`vtime validate k8s` refuses what its real-time harness cannot run, before starting anything,
+    each with one clear line and exit status 2."""
+    one = {"d2": {"type": "delay", "delay": 2}}
+    good = c.write("good.json", json.dumps({"nb_res": 2, "profiles": one,
+                                            "jobs": [{"id": "1", "subtime": 1, "res": 1, "profile": "d2"}]}))
+    cases = [
+        (["k8s", "-w", c.write("broken.json", '{"jobs": [')], "is not JSON"),
+        (["k8s", "-w", c.write("two.json", json.dumps({"nb_res": 2, "profiles": one, "jobs": [
+            {"id": "w", "subtime": 0, "res": 2, "profile": "d2"}]}))], "a Pod runs on one Node"),
+        (["k8s", "-w", good, "--slurm-conf", c.write("x.conf", "SchedulerType=sched/builtin\n")], "--slurm-conf is for slurm"),
+        (["k8s", "-w", good, "--scheduler-config", c.write("owned.yaml", "apiVersion: kubescheduler.config.k8s.io/v1beta1\n"
+                                                                          "kind: KubeSchedulerConfiguration\n"
+                                                                          "leaderElection:\n  leaderElect: true\n")],
+         "leaderElection is set by the harness"),
+        (["k8s", "-w", good, "--scheduler-config", c.path("missing.yaml")], "cannot read --scheduler-config"),
+    ]
+    bridge_cases.validate_refuses(c, cases)
+
+
+def validate_small(c):
+    """`vtime validate k8s` end to end on a small workload with ties: two real-time runs (the
+    harness's own API client, plain priority-0 Pods, etcd + kube-apiserver + kube-scheduler with no
+    vtime) and two virtual ones; per-job CSV, every run in JSON, the figure. Whether each job
+    falls within reality's range is what it reports (exit 0 or 1), not what this test asserts:
+    the real runs' timing is the machine's."""
+    wl = c.write("small.json", json.dumps({"nb_res": 2, "profiles": {"d2": {"type": "delay", "delay": 2},
+                                                                     "d3": {"type": "delay", "delay": 3}},
+        "jobs": [{"id": "1", "subtime": 1, "res": 1, "profile": "d3"},
+                 {"id": "2", "subtime": 1, "res": 1, "profile": "d2"},
+                 {"id": "3", "subtime": 2, "res": 1, "profile": "d2"},
+                 {"id": "10", "subtime": 2, "res": 1, "profile": "d3"}]}))
+    prefix = c.prefix("small")
+    r = subprocess.run([c.a.vtime, "validate", "k8s", "-w", wl, "--runs", "2", "-e", prefix],
+                       capture_output=True, text=True, timeout=600, cwd=c.dir, stdin=subprocess.DEVNULL)
+    sys.stdout.write(r.stderr[-3000:])
+    check(r.returncode in (0, 1), "vtime validate exited %d" % r.returncode)
+    check("real run 2 of 2" in r.stderr, "no progress line for the real runs")
+    check("vtime runs identical" in r.stderr, "the two vtime runs differ, or no summary")
+    check("gnuplot failed" not in r.stderr and "no figure" not in r.stderr, "no figure drawn")
+    with open(prefix + "_validation.csv") as f:
+        table = list(csv.DictReader(f))
+    check(sorted(t["job_id"] for t in table) == ["1", "10", "2", "3"], "CSV rows: %s" % [t["job_id"] for t in table])
+    for t in table:
+        starts = [float(x) for x in t["real_starts"].split()]
+        check(len(starts) == 2, "job %s: real starts %r" % (t["job_id"], t["real_starts"]))
+        check(min(starts) >= float(t["subtime"]), "job %s starts before its submission in a real run" % t["job_id"])
+        check(float(t["vtime_start"]) >= float(t["subtime"]), "job %s starts before its submission" % t["job_id"])
+    with open(prefix + "_validation.json") as f:
+        runs = json.load(f)
+    check(len(runs["real"]) == 2 and len(runs["vtime"]) == 2, "the JSON does not hold 2 real and 2 vtime runs")
+    with open(prefix + "_validation.png", "rb") as f:
+        check(f.read(8) == b"\x89PNG\r\n\x1a\n", "no PNG figure")
+    # The real runs' control planes ran in the harness's own directories (vtime-k8s-reference-*).
+    root = os.path.join(tempfile.gettempdir(), "vtime-k8s-reference-")
+    left = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.readlink("/proc/%s/cwd" % pid).startswith(root):
+                left.append(pid)
+        except OSError:
+            pass
+    check(not left, "processes of the real runs are left: %s" % left)
+
+
 CASES = {
     "replay": replay,
     "sweep": sweep,
@@ -325,6 +413,9 @@ CASES = {
     "port_conflict_private": port_conflict_private,
     "apiserver_killed": apiserver_killed,
     "run_equals_shorthand": run_equals_shorthand,
+    "start_latency": start_latency,
+    "validate_bad_input": validate_bad_input,
+    "validate_small": validate_small,
 }
 
 

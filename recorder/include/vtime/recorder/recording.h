@@ -4,7 +4,7 @@
 // Example (what `vtime run --record` does):
 //     RecordingSetup rs{.path = "run.trace", .command = "run", ...};
 //     auto rec = Recording::start(rs, &err);          // header written, sidecar started
-//     broker_options.recorder = &rec->recorder();
+//     broker_options.observer = &rec->recorder();
 //     broker::run(broker_options);                     // records as it goes, writes the trailer
 //     rec->end(wall_seconds, /*compress=*/false);      // sidecar completed
 #pragma once
