@@ -6,6 +6,7 @@ run_processes.py), and the command line of a case runner."""
 import argparse
 import csv
 import io
+import json
 import os
 import shlex
 import shutil
@@ -52,6 +53,34 @@ def validate_refuses(c, cases):
         check(want in r.stderr, "%s: stderr does not say %r: %s" % (args, want, r.stderr))
         check(time.monotonic() - t0 < 30, "%s: took %.0f s: it started something" % (args, time.monotonic() - t0))
         check(not os.path.exists(c.prefix("bad") + "_validation.json"), "%s: wrote results" % args)
+
+
+def validate_small_run(c, scheduler, wl, more, ids, column):
+    """`vtime validate SCHEDULER -w wl --runs 2` end to end (more: its other options): exit 0 or 1
+    (whether jobs fall within reality's range is the machine's), progress and summary lines, a
+    CSV row per job in `ids` with two real starts, none before its submission (nor the vtime start,
+    column `column`), every run in the JSON, a PNG figure."""
+    prefix = c.prefix("small")
+    r = subprocess.run([c.a.vtime, "validate", scheduler, "-w", wl, "--runs", "2", "-e", prefix] + list(more),
+                       capture_output=True, text=True, timeout=600, cwd=c.dir, stdin=subprocess.DEVNULL)
+    sys.stdout.write(r.stderr[-3000:])
+    check(r.returncode in (0, 1), "vtime validate exited %d" % r.returncode)
+    check("real run 2 of 2" in r.stderr, "no progress line for the real runs")
+    check("vtime runs identical" in r.stderr, "the two vtime runs differ, or no summary")
+    check("gnuplot failed" not in r.stderr and "no figure" not in r.stderr, "no figure drawn")
+    with open(prefix + "_validation.csv") as f:
+        table = list(csv.DictReader(f))
+    check(sorted(t["job_id"] for t in table) == sorted(ids), "CSV rows: %s" % [t["job_id"] for t in table])
+    for t in table:
+        starts = [float(x) for x in t["real_starts"].split()]
+        check(len(starts) == 2, "job %s: real starts %r" % (t["job_id"], t["real_starts"]))
+        check(min(starts) >= float(t["subtime"]), "job %s starts before its submission in a real run" % t["job_id"])
+        check(float(t[column]) >= float(t["subtime"]), "job %s starts before its submission" % t["job_id"])
+    with open(prefix + "_validation.json") as f:
+        runs = json.load(f)
+    check(len(runs["real"]) == 2 and len(runs["vtime"]) == 2, "the JSON does not hold 2 real and 2 vtime runs")
+    with open(prefix + "_validation.png", "rb") as f:
+        check(f.read(8) == b"\x89PNG\r\n\x1a\n", "no PNG figure")
 
 class BridgeCase:
     """A scratch directory and the runs of one test case."""

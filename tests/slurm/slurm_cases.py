@@ -8,7 +8,6 @@ usage: slurm_cases.py CASE --vtime VTIME --slurm VTIME_SLURM --event-fcfs EVENT_
 Exit 0 when the case passes; 1 and the reason on stdout otherwise; 77 (skipped) when Slurm's
 daemons are not installed.
 """
-import csv
 import json
 import os
 import shutil
@@ -270,25 +269,7 @@ def validate_small(c):
                  {"id": "3", "subtime": 2, "res": 1, "walltime": 60, "profile": "d2"},
                  {"id": "10", "subtime": 2, "res": 1, "walltime": 60, "profile": "d3"}]}))
     conf = c.conf("fcfs.conf", "SchedulerType=sched/builtin\n")
-    prefix = c.prefix("small")
-    r = subprocess.run([c.a.vtime, "validate", "slurm", "-w", wl, "--slurm-conf", conf, "--runs", "2", "-e", prefix],
-                       capture_output=True, text=True, timeout=600, cwd=c.dir, stdin=subprocess.DEVNULL)
-    sys.stdout.write(r.stderr[-3000:])
-    check(r.returncode in (0, 1), "vtime validate exited %d" % r.returncode)
-    check("real run 2 of 2" in r.stderr, "no progress line for the real runs")
-    check("vtime runs identical" in r.stderr, "the two vtime runs differ, or no summary")
-    check("gnuplot failed" not in r.stderr and "no figure" not in r.stderr, "no figure drawn")
-    with open(prefix + "_validation.csv") as f:
-        table = list(csv.DictReader(f))
-    check(sorted(t["job_id"] for t in table) == ["1", "10", "2", "3"], "CSV rows: %s" % [t["job_id"] for t in table])
-    for t in table:
-        check(len(t["real_starts"].split()) == 2, "job %s: real starts %r" % (t["job_id"], t["real_starts"]))
-        check(float(t["vtime_start_slurm"]) >= float(t["subtime"]), "job %s starts before its submission" % t["job_id"])
-    with open(prefix + "_validation.json") as f:
-        runs = json.load(f)
-    check(len(runs["real"]) == 2 and len(runs["vtime"]) == 2, "the JSON does not hold 2 real and 2 vtime runs")
-    with open(prefix + "_validation.png", "rb") as f:
-        check(f.read(8) == b"\x89PNG\r\n\x1a\n", "no PNG figure")
+    bridge_cases.validate_small_run(c, "slurm", wl, ["--slurm-conf", conf], ["1", "10", "2", "3"], "vtime_start_slurm")
 
 
 def replay(c):
