@@ -390,20 +390,11 @@ def vtime_run(vtime, wl, a, hosts, work, tag):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("-w", "--workload", required=True, help="Batsim workload (one-host delay jobs)")
+    report.add_options(ap, "k8s")
     ap.add_argument("--scheduler-config", metavar="FILE", help="a KubeSchedulerConfiguration (default profile without)")
-    ap.add_argument("--runs", type=int, default=3, help="real-time runs (default 3)")
     ap.add_argument("--hosts", type=int, default=0, help="Nodes (default: the workload's nb_res)")
     ap.add_argument("--node-cpus", type=int, default=1, help="each Node's cpus (default 1)")
     ap.add_argument("--etcd", default=shutil.which("etcd") or "etcd", help="etcd's executable")
-    ap.add_argument("--vtime", metavar="PATH", help="also run `vtime k8s` twice and compare")
-    ap.add_argument("--keep", metavar="DIR", help="work in DIR and keep it")
-    ap.add_argument("--out", metavar="FILE", help="write every run's starts and ends as JSON")
-    ap.add_argument("--csv", metavar="FILE", help="with --vtime: per-job deviations as CSV")
-    ap.add_argument("--plot", metavar="FILE.png", help="with --vtime: start-time scatter and deviation histogram")
-    ap.add_argument("--bridge-arg", action="append", default=[], metavar="ARG",
-                    help="a vtime-k8s option for the vtime runs (repeatable)")
-    ap.add_argument("--real-from", metavar="FILE", help="take the real runs from an earlier --out instead of running them")
     a = ap.parse_args()
     bin_dir = k8s_bin_dir()
     if not bin_dir:
@@ -424,9 +415,7 @@ def main():
         log("workload %s: %d jobs on %d Nodes; %d real-time runs" % (a.workload, len(jobs), hosts, a.runs))
         real = []
         if a.real_from:
-            with open(a.real_from) as f:
-                saved = json.load(f)
-            real = [{k: tuple(v) for k, v in r.items()} for r in saved["real"]]
+            _, real = report.load_real(a.real_from)
             a.runs = 0
             log("  %d real runs from %s" % (len(real), a.real_from))
         for i in range(a.runs):
@@ -441,9 +430,7 @@ def main():
             result["vtime"] = [v["batsim"] for v in vt]
             status = report.report(a, jobs, real, vt[0]["batsim"], vt[0]["batsim"], same, vt[0]["wall"],
                                    a.scheduler_config or "default profile", "k8s_reference")
-        if a.out:
-            with open(a.out, "w") as f:
-                json.dump(result, f, indent=1, sort_keys=True)
+        report.save(a.out, result)
         return status
     except SetupError as e:
         log("k8s_reference: set-up error: %s" % e)

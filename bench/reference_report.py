@@ -6,6 +6,7 @@ A job passes when vtime's start is within max(1 s, the real runs' spread) of the
 median start, the spread being the range of that job's real starts (issue 41's acceptance).
 """
 import csv
+import json
 import shutil
 import statistics
 import subprocess
@@ -15,6 +16,36 @@ import os
 
 def log(msg):
     print(msg, flush=True)
+
+
+def add_options(ap, what):
+    """The options both harnesses take besides their scheduler's own: -w, --runs, --vtime, --keep,
+    --out, --csv, --plot, --bridge-arg, --real-from. `what`: "slurm" or "k8s"."""
+    ap.add_argument("-w", "--workload", required=True, help="Batsim workload (delay profiles)")
+    ap.add_argument("--runs", type=int, default=3, help="real-time runs (default 3)")
+    ap.add_argument("--vtime", metavar="PATH", help="also run `vtime %s` twice and compare" % what)
+    ap.add_argument("--keep", metavar="DIR", help="work in DIR and keep it")
+    ap.add_argument("--out", metavar="FILE", help="write every run's starts and ends as JSON")
+    ap.add_argument("--csv", metavar="FILE", help="with --vtime: per-job deviations as CSV")
+    ap.add_argument("--plot", metavar="FILE.png", help="with --vtime: start-time scatter and deviation histogram")
+    ap.add_argument("--bridge-arg", action="append", default=[], metavar="ARG",
+                    help="a vtime-%s option for the vtime runs (repeatable), e.g. --bridge-arg=--submit-order=batsim"
+                    % what)
+    ap.add_argument("--real-from", metavar="FILE", help="take the real runs from an earlier --out (same workload "
+                    "and configuration) instead of running them")
+
+
+def load_real(path):
+    """An earlier --out file: (its JSON, its real runs as [{job: (start, end)}])."""
+    with open(path) as f:
+        saved = json.load(f)
+    return saved, [{k: tuple(v) for k, v in r.items()} for r in saved["real"]]
+
+
+def save(path, result):
+    if path:
+        with open(path, "w") as f:
+            json.dump(result, f, indent=1, sort_keys=True)
 
 
 def compare(jobs, real, vt_start, vt_batsim, what="vtime"):

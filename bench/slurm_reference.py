@@ -156,20 +156,10 @@ def vtime_run(vtime, wl, extra_path, nodes, work, tag, bridge_args=()):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("-w", "--workload", required=True, help="Batsim workload (delay profiles)")
+    report.add_options(ap, "slurm")
     ap.add_argument("--slurm-conf", metavar="FILE", help="slurm.conf lines on top of the generated ones")
-    ap.add_argument("--runs", type=int, default=3, help="real-time runs (default 3)")
     ap.add_argument("--nodes", type=int, default=0, help="nodes of the cluster (default: the workload's nb_res)")
-    ap.add_argument("--vtime", metavar="PATH", help="also run `vtime slurm` twice and compare")
     ap.add_argument("--debug", action="store_true", help="Slurm's debug logs with millisecond times")
-    ap.add_argument("--keep", metavar="DIR", help="work in DIR and keep it")
-    ap.add_argument("--out", metavar="FILE", help="write every run's starts and ends as JSON")
-    ap.add_argument("--csv", metavar="FILE", help="with --vtime: per-job deviations as CSV")
-    ap.add_argument("--plot", metavar="FILE.png", help="with --vtime: start-time scatter and deviation histogram")
-    ap.add_argument("--bridge-arg", action="append", default=[], metavar="ARG",
-                    help="a vtime-slurm option for the vtime runs (repeatable), e.g. --bridge-arg=--settle=5")
-    ap.add_argument("--real-from", metavar="FILE", help="take the real runs from an earlier --out (same workload "
-                    "and slurm.conf) instead of running them")
     a = ap.parse_args()
     if os.geteuid() != 0:
         log("slurm_reference: the real-time cluster needs root (slurmd)")
@@ -188,11 +178,9 @@ def main():
         log("workload %s: %d jobs on %d nodes; %d real-time runs" % (a.workload, len(jobs), nodes, a.runs))
         real, conf_seen = [], []
         if a.real_from:
-            with open(a.real_from) as f:
-                saved = json.load(f)
+            saved, real = report.load_real(a.real_from)
             if saved.get("slurm_conf") != extra:
                 raise sv.SetupError("%s was made with other slurm.conf lines: %s" % (a.real_from, saved.get("slurm_conf")))
-            real = [{k: tuple(v) for k, v in r.items()} for r in saved["real"]]
             conf_seen = saved.get("conf", [])
             a.runs = 0
             log("  %d real runs from %s" % (len(real), a.real_from))
@@ -215,9 +203,7 @@ def main():
             status = report.report(a, jobs, real, vt[0]["slurm"], vt[0]["batsim"], same, vt[0]["wall"],
                                    "; ".join(extra) if extra else "generated slurm.conf", "slurm_reference",
                                    what="vt slurm", csv_column="vtime_start_slurm")
-        if a.out:
-            with open(a.out, "w") as f:
-                json.dump(result, f, indent=1, sort_keys=True)
+        report.save(a.out, result)
         return status
     except sv.SetupError as e:
         log("slurm_reference: set-up error: %s" % e)
