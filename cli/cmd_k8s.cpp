@@ -53,6 +53,10 @@ Subcommand register_k8s(CLI::App& root) {
   // goroutines interleave: under `calls` they would pay for it in virtual time that differs from
   // run to run. They never wait by spinning, so `zero` is exact for them (docs/k8s.md).
   o->run.broker.cpu.model = "zero";
+  // The control plane's start-up (answering SIMULATION_BEGINS) is seconds of computation while the
+  // clock stands still, about 6 s of real time on an idle 2-vCPU machine; on a loaded one it
+  // took over 30 s (the default of `vtime run`) and the run failed as a hung scheduler.
+  o->run.broker.crash_timeout = 180;
   add_run_options(*app, o->run);
   app->add_option("--scheduler-config", o->scheduler_config,
                   "A KubeSchedulerConfiguration (YAML, kubescheduler.config.k8s.io/v1beta1): profiles, plugins, weights")
