@@ -105,7 +105,7 @@ plot x with lines lc rgb '#888888' title 'equal', \\
 set xlabel 'vtime start - real median (s)'
 set ylabel 'jobs'
 set autoscale
-set yrange [0:*]
+set yrange [0:%(hist_top)d]
 set boxwidth 0.8
 set style fill solid 0.6
 plot '%(hist)s' using 1:2 with boxes lc rgb '#1f77b4' notitle
@@ -138,7 +138,8 @@ def plot(path, rows, title, conf, tool="reference"):
         script = os.path.join(d, "plot.gp")
         with open(script, "w") as f:
             f.write(GNUPLOT % {"out": os.path.abspath(path), "title": title, "conf": conf.replace('"', "'"),
-                               "top": top, "data": data, "hist": hist})
+                               "top": top, "data": data, "hist": hist,
+                               "hist_top": max(counts.values()) + 1})
         r = subprocess.run(["gnuplot", script], capture_output=True, text=True, timeout=60)
         if r.returncode != 0:
             log("%s: gnuplot failed: %s" % (tool, r.stderr.strip()[-500:]))
