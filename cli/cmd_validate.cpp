@@ -5,8 +5,8 @@
 //
 // Everything that can be checked is checked before anything starts: the scheduler, the workload
 // (what the real harness can run: delay jobs that fit the cluster, one host each for Pods), the
-// slurm.conf lines (what vtime-slurm accepts) or the scheduler configuration (no key the harness
-// sets), root and Slurm's programs, etcd and the Kubernetes binaries. The real runs are the
+// slurm.conf lines (what vtime-slurm accepts) or the scheduler configuration (what vtime-k8s
+// accepts), root and Slurm's programs, etcd and the Kubernetes binaries. The real runs are the
 // harness's (bench/slurm_reference.py or bench/k8s_reference.py, installed in
 // share/vtime/validate/), a Python program: it drives real daemons for minutes and prints where
 // it is as it goes.
@@ -14,6 +14,9 @@
 #include "companions.h"
 
 #include "slurm_conf.h"
+#ifdef VTIME_WITH_K8S
+#include "cluster.h"
+#endif
 
 #include <nlohmann/json.hpp>
 
@@ -149,16 +152,15 @@ std::string check_k8s(const ValidateOptions& o, const WorkloadShape& shape) {
            " hosts; a Pod runs on one Node, so k8s validates one-host jobs only";
   }
   if (!o.scheduler_config.empty()) {
+    // The same refusals as vtime-k8s's (k8s/cluster.h): the harness sets the same keys.
     std::ifstream in(o.scheduler_config);
     if (!in) return "cannot read --scheduler-config " + o.scheduler_config;
-    std::string line;
-    for (int n = 1; std::getline(in, line); ++n) {
-      for (const char* key : {"clientConnection:", "leaderElection:", "healthzBindAddress:", "metricsBindAddress:"}) {
-        if (line.rfind(key, 0) == 0) {
-          return o.scheduler_config + ":" + std::to_string(n) + ": " + std::string(key, strlen(key) - 1) +
-                 " is set by the harness and by vtime-k8s (the run's API, ports, no leader election)";
-        }
-      }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    try {
+      k8s::Cluster::scheduler_config(ss.str(), "kubeconfig", "127.0.0.1:0", o.scheduler_config);
+    } catch (const k8s::ClusterError& e) {
+      return e.what();
     }
   }
   for (const char* p : {"etcd", "openssl", "python3"}) {

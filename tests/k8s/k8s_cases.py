@@ -350,7 +350,7 @@ def validate_bad_input(c):
         (["k8s", "-w", good, "--scheduler-config", c.write("owned.yaml", "apiVersion: kubescheduler.config.k8s.io/v1beta1\n"
                                                                           "kind: KubeSchedulerConfiguration\n"
                                                                           "leaderElection:\n  leaderElect: true\n")],
-         "leaderElection is set by the harness"),
+         "leaderElection is set by vtime-k8s"),
         (["k8s", "-w", good, "--scheduler-config", c.path("missing.yaml")], "cannot read --scheduler-config"),
     ]
     bridge_cases.validate_refuses(c, cases)
