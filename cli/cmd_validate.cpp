@@ -111,16 +111,6 @@ bool on_path(const std::string& prog) {
   return false;
 }
 
-// Where kube-apiserver and kube-scheduler are, as vtime-k8s looks for them (k8s/main.cpp); empty
-// when nowhere.
-std::string k8s_bin_dir() {
-  if (const char* env = getenv("VTIME_K8S_BIN"); env && *env) return env;
-  std::string cache = "/var/cache/vtime/kubernetes-1.20.2";
-  if (const char* env = getenv("VTIME_K8S_CACHE"); env && *env) cache = env;
-  if (access((cache + "/bin/kube-scheduler").c_str(), X_OK) == 0) return cache + "/bin";
-  return on_path("kube-scheduler") ? "PATH" : "";
-}
-
 // What the Slurm harness needs: an empty string when all is there, else why not.
 std::string check_slurm(const ValidateOptions& o) {
   if (!o.scheduler_config.empty()) return "--scheduler-config is for k8s; give slurm.conf lines with --slurm-conf";
@@ -166,7 +156,7 @@ std::string check_k8s(const ValidateOptions& o, const WorkloadShape& shape) {
   for (const char* p : {"etcd", "openssl", "python3"}) {
     if (!on_path(p)) return std::string(p) + " is not installed (see docs/install.md)";
   }
-  if (k8s_bin_dir().empty()) {
+  if (k8s::default_bin_dir().empty() && !on_path("kube-scheduler")) {
     return "kube-apiserver and kube-scheduler not found ($VTIME_K8S_BIN, /var/cache/vtime/kubernetes-1.20.2/bin or "
            "PATH): k8s/install-kubernetes builds them (the README's install command runs it)";
   }

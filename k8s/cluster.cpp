@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -58,6 +59,15 @@ void run_command(const std::vector<std::string>& args, const std::string& log) {
 }
 
 }  // namespace
+
+std::string default_bin_dir() {
+  if (const char* env = std::getenv("VTIME_K8S_BIN"); env && *env) return env;
+  std::string cache = "/var/cache/vtime/kubernetes-1.20.2";
+  if (const char* env = std::getenv("VTIME_K8S_CACHE"); env && *env) cache = env;
+  std::error_code ec;
+  if (fs::exists(cache + "/bin/kube-scheduler", ec)) return cache + "/bin";
+  return "";  // PATH
+}
 
 Cluster::Cluster(ClusterOptions o) : o_(std::move(o)) {}
 

@@ -42,6 +42,11 @@ struct ClusterOptions {
   std::chrono::seconds start_timeout{300};  // virtual seconds each component may take to come up
 };
 
+// Where k8s/install-kubernetes leaves kube-apiserver, kube-scheduler and kubectl: $VTIME_K8S_BIN,
+// else $VTIME_K8S_CACHE/bin (default /var/cache/vtime/kubernetes-1.20.2/bin) when it holds
+// them; "" for PATH.
+std::string default_bin_dir();
+
 struct ClusterError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

@@ -5,30 +5,17 @@
 // Exit codes: 0 done; 1 a Kubernetes component failed (named, with the end of its log); 2 bad
 // command line, configuration file or directory; 3 invalid message from Batsim or ZeroMQ error.
 #include "bridge.h"
+#include "cluster.h"
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 
-namespace {
-
-// Where install-kubernetes puts the binaries (k8s/install-kubernetes).
-std::string default_bin_dir() {
-  if (const char* env = std::getenv("VTIME_K8S_BIN"); env && *env) return env;
-  std::string cache = "/var/cache/vtime/kubernetes-1.20.2";
-  if (const char* env = std::getenv("VTIME_K8S_CACHE"); env && *env) cache = env;
-  std::error_code ec;
-  if (std::filesystem::exists(cache + "/bin/kube-scheduler", ec)) return cache + "/bin";
-  return "";  // PATH
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   vtime::k8s::BridgeOptions o;
   o.endpoint = "tcp://*:28000";
-  o.bin_dir = default_bin_dir();
+  o.bin_dir = vtime::k8s::default_bin_dir();
   if (const char* prefix = std::getenv("VTIME_OUTPUT_PREFIX"); prefix && *prefix) {
     o.dir = std::string(prefix) + "_k8s";
   }
