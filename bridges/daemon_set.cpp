@@ -142,7 +142,7 @@ std::vector<std::string> DaemonSet::stop_all(std::chrono::milliseconds grace, bo
         all = all && d.exited;
       }
       if (all || waited >= limit) return all;
-      sleep_10ms();
+      sleep_ms(10);
     }
   };
   std::vector<std::string> signalled;
@@ -164,7 +164,7 @@ std::vector<std::string> DaemonSet::stop_all(std::chrono::milliseconds grace, bo
   return signalled;
 }
 
-void DaemonSet::sleep_10ms() { usleep(10000); }
+void DaemonSet::sleep_ms(long ms) { usleep(static_cast<useconds_t>(ms * 1000)); }
 
 std::string DaemonSet::describe_exit(const Daemon& d) const {
   std::string how;

@@ -64,19 +64,20 @@ class DaemonSet {
   // that were not asked to stop by other means, `wait_first` = false SIGTERMs them at once.
   std::vector<std::string> stop_all(std::chrono::milliseconds grace, bool wait_first = true);
 
-  // Polls `ready` every 10 ms of this process's clock (virtual under vtime: a bridge's set-up is
-  // not simulated time) until it holds. Throws DaemonError when a daemon dies first (described as
+  // Polls `ready` every `step` (10 ms by default) of this process's clock (virtual under vtime: a
+  // bridge's set-up is not simulated time) until it holds. Throws DaemonError when a daemon dies first (described as
   // reap() does) or when `timeout` passes ("timed out after N s waiting for WHAT; HINT").
   template <class F>
-  void wait_until(const std::string& what, std::chrono::seconds timeout, const std::string& hint, F ready) {
-    for (long waited_ms = 0;; waited_ms += 10) {
+  void wait_until(const std::string& what, std::chrono::seconds timeout, const std::string& hint, F ready,
+                  std::chrono::milliseconds step = std::chrono::milliseconds(10)) {
+    for (long waited_ms = 0;; waited_ms += step.count()) {
       if (auto dead = reap()) throw DaemonError(*dead);
       if (ready()) return;
       if (waited_ms >= timeout.count() * 1000) {
         throw DaemonError("timed out after " + std::to_string(timeout.count()) + " s waiting for " + what +
                           (hint.empty() ? "" : "; " + hint));
       }
-      sleep_10ms();
+      sleep_ms(step.count());
     }
   }
 
@@ -91,7 +92,7 @@ class DaemonSet {
     bool exited = false;
     int status = 0;
   };
-  static void sleep_10ms();
+  static void sleep_ms(long ms);
   std::string describe_exit(const Daemon& d) const;
   bool reap_one(Daemon& d);
   std::vector<Daemon> daemons_;

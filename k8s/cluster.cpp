@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -118,9 +119,10 @@ void Cluster::start_daemon(const std::string& name, std::vector<std::string> arg
 }
 
 template <class F>
-void Cluster::wait_for(const std::string& component, const std::string& what, F ready) {
+void Cluster::wait_for(const std::string& component, const std::string& what, F ready, std::chrono::milliseconds step) {
   try {
-    daemons_.wait_until(component + " " + what, o_.start_timeout, "see " + o_.dir + "/log/" + component + ".log", ready);
+    daemons_.wait_until(component + " " + what, o_.start_timeout, "see " + o_.dir + "/log/" + component + ".log", ready,
+                        step);
   } catch (const bridges::DaemonError& e) {
     throw ClusterError(e.what());
   }
@@ -235,12 +237,20 @@ void Cluster::start_scheduler() {
   for (auto& f : o_.scheduler_flags) argv.push_back(f);
   start_daemon("kube-scheduler", std::move(argv));
   // Ready when it schedules: a probe Pod (no resources) bound proves that its informers have
-  // synced, so every Node written before is in its cache.
+  // synced, so every Node written before is in its cache. Its scheduling loop and its queue's
+  // periodic flushes start at that instant (their computation takes no virtual time), which is
+  // what scheduler_started_ns() tells: looked at every millisecond.
   api_->create_pod({kProbePod, 0, "(probe)", std::nullopt});
-  wait_for("kube-scheduler", "to schedule a probe pod", [&] {
-    auto node = api_->pod_node(kProbePod);
-    return node && !node->empty();
-  });
+  wait_for(
+      "kube-scheduler", "to schedule a probe pod",
+      [&] {
+        auto node = api_->pod_node(kProbePod);
+        return node && !node->empty();
+      },
+      std::chrono::milliseconds(1));
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  scheduler_started_ns_ = static_cast<long long>(ts.tv_sec) * 1'000'000'000LL + ts.tv_nsec;
   api_->delete_pod(kProbePod);
   wait_for("kube-scheduler", "to see the probe pod deleted", [&] { return !api_->pod_node(kProbePod); });
 }

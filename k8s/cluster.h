@@ -64,6 +64,9 @@ class Cluster {
   void start_scheduler();
   KubeApi& api() { return *api_; }
   const std::string& proxy_socket() const { return proxy_socket_; }
+  // When start_scheduler() saw kube-scheduler's first binding (CLOCK_MONOTONIC, to 1 ms): the
+  // phase of its one-second loops.
+  long long scheduler_started_ns() const { return scheduler_started_ns_; }
   // Pidfds of the components, readable when one exits; check_alive() then names it.
   std::vector<int> fds() const { return daemons_.fds(); }
   void check_alive();
@@ -81,7 +84,8 @@ class Cluster {
   void start_daemon(const std::string& name, std::vector<std::string> argv);
   void write_credentials();
   template <class F>
-  void wait_for(const std::string& component, const std::string& what, F ready);
+  void wait_for(const std::string& component, const std::string& what, F ready,
+                std::chrono::milliseconds step = std::chrono::milliseconds(10));
 
   ClusterOptions o_;
   bridges::DaemonSet daemons_;
@@ -90,6 +94,7 @@ class Cluster {
   std::string kubeconfig_;
   std::vector<std::string> env_;  // the components' environment (component_env.h)
   std::string proxy_socket_;
+  long long scheduler_started_ns_ = 0;
   int etcd_port_ = 0, etcd_peer_port_ = 0, apiserver_port_ = 0, scheduler_port_ = 0,
       scheduler_insecure_port_ = 0;
   std::unique_ptr<HttpClient> http_;

@@ -77,6 +77,19 @@ int main(int argc, char** argv) {
                                         CLI::AsNumberWithUnit::CASE_SENSITIVE))
       ->check(CLI::Range(0.0, 1e12))
       ->default_str("0");
+  double loop_phase_ns = static_cast<double>(o.loop_phase_ns);
+  app.add_option("--loop-phase", loop_phase_ns,
+                 "Where kube-scheduler's one-second loops (the back-off queue's flush) fall in each second of the "
+                 "workload, from 0 to 1 s: the workload starts that long before one of their iterations. A real "
+                 "cluster's is whatever its start left; the default puts them 10 ms before each whole second "
+                 "(ns, us, ms, s; docs/k8s.md)")
+      ->transform(CLI::AsNumberWithUnit(std::map<std::string, double>{{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}},
+                                        CLI::AsNumberWithUnit::CASE_SENSITIVE))
+      ->check([](const std::string& v) {
+        double ns = std::strtod(v.c_str(), nullptr);
+        return ns >= 0 && ns < 1e9 ? std::string() : std::string("a phase is from 0 to under 1 s");
+      })
+      ->default_str("990ms");
   std::string serial = "threads";
   app.add_option("--serialize", serial,
                  "threads: one thread of the control plane runs at a time under vtime (a component whose wait ends "
@@ -117,6 +130,7 @@ int main(int argc, char** argv) {
   o.submission_priority = priority == "submission";
   o.natural_order = order == "natural";
   o.job_start_latency_ns = static_cast<long long>(job_start_ns);
+  o.loop_phase_ns = static_cast<long long>(loop_phase_ns);
   o.serialize = serial != "off";
   o.serialize_threads = serial == "threads";
   o.private_network = network == "private";

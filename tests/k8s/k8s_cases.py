@@ -336,6 +336,24 @@ def start_latency(c):
           "free hosts: jobs did not start at their submission: %s" % starts["none"])
 
 
+def loop_phase(c):
+    """--loop-phase: a Pod that waits out its back-off starts at a flush of kube-scheduler's
+    back-off queue, which falls that far into a second of the workload (10 ms before each whole
+    second by default), to within the millisecond at which the bridge sees the scheduler start."""
+    wl = c.write("phase.json", json.dumps({"nb_res": 1, "profiles": {"d2": {"type": "delay", "delay": 2},
+                                                                     "d1": {"type": "delay", "delay": 1}},
+        "jobs": [{"id": "1", "subtime": 1, "res": 1, "profile": "d2"},
+                 {"id": "2", "subtime": 2, "res": 1, "profile": "d1"}]}))
+    # Job 2 finds the Node taken at 2 s (tried twice: back-off 2 s, to 4 s); the Node frees at 3 s,
+    # while job 2 still backs off: it starts at the first flush after 4 s.
+    for tag, bridge, want in (("default", (), 4.99), ("quarter", ("--loop-phase", "250ms"), 4.25)):
+        prefix, _ = c.vtime_k8s(wl, tag, hosts=1, bridge=bridge)
+        starts = {r["job_id"]: float(r["starting_time"]) for r in rows(read(prefix + "_jobs.csv"))}
+        check(abs(starts["1"] - 1.0) < 1e-6, "%s: job 1 started at %.6f, not at its submission" % (tag, starts["1"]))
+        check(want - 0.0015 <= starts["2"] <= want + 1e-6, "%s: job 2 started at %.6f, expected a flush at %.3f"
+              % (tag, starts["2"], want))
+
+
 def validate_bad_input(c):
     """`vtime validate k8s` refuses what its real-time harness cannot run, before starting anything,
     each with one clear line and exit status 2."""
@@ -393,6 +411,7 @@ CASES = {
     "apiserver_killed": apiserver_killed,
     "run_equals_shorthand": run_equals_shorthand,
     "start_latency": start_latency,
+    "loop_phase": loop_phase,
     "validate_bad_input": validate_bad_input,
     "validate_small": validate_small,
 }
