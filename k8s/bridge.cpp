@@ -50,6 +50,7 @@ class Bridge {
     c.apiserver_flags = o.apiserver_flags;
     c.component_env = o.component_env;
     c.start_timeout = std::chrono::seconds(o.start_timeout_s);
+    c.attempt_cost_ns = o.attempt_cost_ns;
     cluster_ = std::make_unique<Cluster>(std::move(c));
     sock_ = zmq::socket_t(ctx_, zmq::socket_type::rep);
     sock_.set(zmq::sockopt::linger, 1000);

@@ -53,6 +53,9 @@ struct BridgeOptions {
   // In a real cluster that phase is whatever the scheduler's start left: 0.99 s puts the flushes
   // 10 ms before each whole second, where the set-up of earlier versions left them (docs/k8s.md).
   long long loop_phase_ns = 990'000'000;
+  // Virtual time each scheduling attempt costs kube-scheduler, charged at the line it logs
+  // (ClusterOptions::attempt_cost_ns). 0: none.
+  long long attempt_cost_ns = 0;
   // One process of the control plane runs at a time (vtime_serialize; docs/k8s.md, Determinism),
   // and with `serialize_threads` one thread of it (vtime_serialize_threads).
   bool serialize = true;

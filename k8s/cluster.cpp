@@ -108,11 +108,13 @@ void Cluster::write_credentials() {
              "current-context: vtime\n");
 }
 
-void Cluster::start_daemon(const std::string& name, std::vector<std::string> argv) {
+void Cluster::start_daemon(const std::string& name, std::vector<std::string> argv, std::vector<std::string> extra_env) {
   // Its output and its log are one file, log/NAME.log (Go components log to stderr).
   std::string log = o_.dir + "/log/" + name + ".log";
+  std::vector<std::string> env = env_;
+  env.insert(env.end(), extra_env.begin(), extra_env.end());
   try {
-    daemons_.start({name, std::move(argv), log, log, env_, o_.dir});
+    daemons_.start({name, std::move(argv), log, log, std::move(env), o_.dir});
   } catch (const bridges::DaemonError& e) {
     throw ClusterError(e.what());
   }
@@ -235,7 +237,10 @@ void Cluster::start_scheduler() {
                                    // virtual timestamps: the run's debugging aid.
                                    "--v=2"};
   for (auto& f : o_.scheduler_flags) argv.push_back(f);
-  start_daemon("kube-scheduler", std::move(argv));
+  std::vector<std::string> env;
+  // Its log is its standard error (descriptor 2).
+  if (o_.attempt_cost_ns > 0) env.push_back("VTIME_WRITE_COST=2:" + std::to_string(o_.attempt_cost_ns));
+  start_daemon("kube-scheduler", std::move(argv), std::move(env));
   // Ready when it schedules: a probe Pod (no resources) bound proves that its informers have
   // synced, so every Node written before is in its cache. Its scheduling loop and its queue's
   // periodic flushes start at that instant (their computation takes no virtual time), which is

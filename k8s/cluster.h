@@ -40,6 +40,9 @@ struct ClusterOptions {
   // inherited (component_env.h).
   std::vector<std::string> component_env;
   std::chrono::seconds start_timeout{300};  // virtual seconds each component may take to come up
+  // Virtual time each line kube-scheduler writes to its log costs it (0: none): at --v=2 a line
+  // per failed scheduling attempt and per binding (charged by vtime's tracer, trace_request.h).
+  long long attempt_cost_ns = 0;
 };
 
 // Where k8s/install-kubernetes leaves kube-apiserver, kube-scheduler and kubectl: $VTIME_K8S_BIN,
@@ -81,7 +84,7 @@ class Cluster {
 
  private:
   std::string bin(const std::string& name) const;
-  void start_daemon(const std::string& name, std::vector<std::string> argv);
+  void start_daemon(const std::string& name, std::vector<std::string> argv, std::vector<std::string> extra_env = {});
   void write_credentials();
   template <class F>
   void wait_for(const std::string& component, const std::string& what, F ready,

@@ -90,6 +90,15 @@ int main(int argc, char** argv) {
         return ns >= 0 && ns < 1e9 ? std::string() : std::string("a phase is from 0 to under 1 s");
       })
       ->default_str("990ms");
+  double attempt_cost_ns = static_cast<double>(o.attempt_cost_ns);
+  app.add_option("--attempt-cost", attempt_cost_ns,
+                 "Virtual time each scheduling attempt costs kube-scheduler, charged at the line it logs for it "
+                 "(at --v=2: one per failed attempt and per binding), so that attempts at one instant follow each "
+                 "other as in a real cluster (ns, us, ms, s; docs/k8s.md)")
+      ->transform(CLI::AsNumberWithUnit(std::map<std::string, double>{{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}},
+                                        CLI::AsNumberWithUnit::CASE_SENSITIVE))
+      ->check(CLI::Range(0.0, 1e10))
+      ->default_str("0");
   std::string serial = "threads";
   app.add_option("--serialize", serial,
                  "threads: one thread of the control plane runs at a time under vtime (a component whose wait ends "
@@ -131,6 +140,7 @@ int main(int argc, char** argv) {
   o.natural_order = order == "natural";
   o.job_start_latency_ns = static_cast<long long>(job_start_ns);
   o.loop_phase_ns = static_cast<long long>(loop_phase_ns);
+  o.attempt_cost_ns = static_cast<long long>(attempt_cost_ns);
   o.serialize = serial != "off";
   o.serialize_threads = serial == "threads";
   o.private_network = network == "private";

@@ -117,6 +117,10 @@ void Tracer::on_held_stop(pid_t tid, Thread& t, bool exit) {
   publish_held();
   int sig = 0;  // a signal that came during the top-up, delivered as the thread goes on
   top_up(tid, t, &sig);
+  if (t.reexec) {
+    t.held_regs.rip -= 2;  // a paid charge: its write runs now (Thread::reexec)
+    t.reexec = false;
+  }
   if (!set_regs(tid, t.held_regs)) return;
   detail::notify_activity(seg_);
   resume(tid, sig);

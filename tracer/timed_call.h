@@ -64,12 +64,19 @@ struct TimedCall {
   uint32_t word_value = 0;
   uint64_t forever_addr = 0;
   uint32_t word_bit = 0;
+  // A charge (below): at the deadline the thread makes the call it was stopped at after all.
+  bool charged = false;
 };
 
 // The call thread `tid` of process `pid` is stopped at, given its registers; nullopt when it
 // runs as it is (no timeout, a zero or past one, a clock vtime does not virtualise, invalid
 // arguments the kernel will refuse, or a form the tracer cannot rewrite: *uncontrolled then).
 std::optional<TimedCall> decode(pid_t pid, const user_regs_struct& r, const abi::Segment& seg, bool* uncontrolled);
+
+// A charged write (trace_request.h, write_cost_fd): the thread waits `cost_ns` of virtual time
+// first, as a ppoll of no descriptors (reason kReasonCpu: computation, as the CPU-time model's
+// payments), and the tracer then makes it execute its write (Tracer::on_syscall_stop).
+TimedCall charge(const abi::Segment& seg, int64_t cost_ns);
 
 // Makes a sleep (reason kReasonSleep, not exit-tracked) a direct one, waiting on the futex word
 // at `word_addr` (holding `word_value`) with bitset `word_bit` and the timeout at `forever_addr`

@@ -418,6 +418,24 @@ bool Tracer::passthrough(pid_t pid, uint64_t rip) {
   return false;
 }
 
+void Tracer::read_write_cost(pid_t pid, Process& p) {
+  p.write_cost_ns = 0;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+  std::string var;
+  const std::string key = std::string(detail::kWriteCostEnv) + "=";
+  while (std::getline(in, var, '\0')) {
+    if (var.compare(0, key.size(), key) != 0) continue;
+    int fd = -1;
+    int64_t ns = 0;
+    if (detail::parse_write_cost(var.c_str() + key.size(), &fd, &ns)) {
+      p.write_cost_fd = fd;
+      p.write_cost_ns = ns;
+      VTIME_LOGF("tracer", LogLevel::kInfo, "pid %d (%s): each write to descriptor %d costs %lld ns",
+                 static_cast<int>(pid), comm_of(pid).c_str(), fd, static_cast<long long>(ns));
+    }
+  }
+}
+
 void Tracer::on_call(pid_t tid) {
   Thread& t = thread(tid);
   user_regs_struct r{};
@@ -483,7 +501,21 @@ void Tracer::on_call(pid_t tid) {
     return;
   }
   bool uncontrolled = false;
-  auto call = decode(t.pid, r, seg_, &uncontrolled);
+  std::optional<TimedCall> call;
+  if (static_cast<long>(r.orig_rax) == SYS_write) {
+    // Only processes with a write cost stop at writes (trace_request.h, write_cost_fd).
+    Process& p = processes_[t.pid];
+    if (p.write_cost_ns < 0) read_write_cost(t.pid, p);
+    if (t.charge_paid || p.write_cost_ns <= 0 || static_cast<int>(r.rdi) != p.write_cost_fd) {
+      t.charge_paid = false;  // the write whose charge was paid, or one that costs nothing
+      resume(tid);
+      return;
+    }
+    call = charge(seg_, p.write_cost_ns);
+    t.charge_regs = r;
+  } else {
+    call = decode(t.pid, r, seg_, &uncontrolled);
+  }
   if (!call) {
     if (uncontrolled) {
       Process& p = processes_[t.pid];
@@ -513,7 +545,7 @@ void Tracer::on_call(pid_t tid) {
   // A sleep waits on its slot's word where the process maps the segment, unless the serial gate
   // follows waits to their exit (abi::kTracerDirect).
   const uint64_t seq = seg_.header.next_seq.fetch_add(1, std::memory_order_relaxed);
-  if (proc.header_page != 0 && seg_.header.serial.load(std::memory_order_acquire) == 0) {
+  if (proc.header_page != 0 && seg_.header.serial.load(std::memory_order_acquire) == 0 && !call->charged) {
     const uint64_t offset = static_cast<uint64_t>(reinterpret_cast<const char*>(&s.word) - reinterpret_cast<const char*>(&seg_));
     make_direct(*call, proc.header_page + offset, s.word.load(std::memory_order_acquire), abi::direct_bit(seq), proc.forever);
   }
@@ -553,7 +585,8 @@ void Tracer::on_call(pid_t tid) {
              static_cast<long long>(call->nr), static_cast<long long>(call->deadline_ns),
              static_cast<unsigned long long>(t.seq), t.slot);
   // The serial gate decides at the call's exit whether the thread may go on (serial_gate.cpp).
-  t.follow = call->exit_tracked || seg_.header.serial.load(std::memory_order_acquire) != 0;
+  // So does a charge, whose write is made at the exit.
+  t.follow = call->exit_tracked || call->charged || seg_.header.serial.load(std::memory_order_acquire) != 0;
   if (t.follow) {
     ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);  // stop again when the call returns
   } else {
@@ -639,6 +672,23 @@ void Tracer::on_syscall_stop(pid_t tid) {
   if (!get_regs(tid, r)) return;
   if (interrupted_result(static_cast<long>(r.rax))) {
     if (t.interrupt_sent && t.interrupt_seq == t.seq) {
+      if (t.call.charged) {
+        // The charge is paid: the thread goes back to the write's own system call instruction
+        // (2 bytes back), which stops once more and then runs (on_call, charge_paid). Held by the
+        // serial gate meanwhile, it keeps the registers of a returned call (the gate's wait is
+        // made at the instruction just run) and goes back at its release (Thread::reexec).
+        r = t.charge_regs;
+        r.rax = r.orig_rax;
+        user_regs_struct again = r;
+        again.rip -= 2;
+        set_regs(tid, again);
+        t.charge_paid = true;
+        t.reexec = true;
+        end_wait(t);
+        leave_wait(tid, t, r);
+        if (!t.held) t.reexec = false;
+        return;
+      }
       // The deadline: what the timeout gives instead of the interruption.
       write_timeout_effects(t.pid, t.call);
       r.rax = static_cast<unsigned long long>(t.call.timeout_result);

@@ -75,6 +75,11 @@ class Tracer {
     // A signal stopped it inside a direct sleep (timed_call.h): it is followed to its next call,
     // which says whether the sleep restarted (restart_syscall) or ended with EINTR.
     bool signal_follow = false;
+    // A charged write (timed_call.h, charge): the registers of the write, executed once the
+    // charge is paid; `charge_paid`: the next write stop is that one, which runs.
+    user_regs_struct charge_regs{};
+    bool charge_paid = false;
+    bool reexec = false;  // held with a paid charge: back to the write's instruction at the release
     // A signal stopped it in a notified sleep (notify_sleeps.cpp): followed to its next call, the
     // same one again (the kernel restarts it: at this address, this stack, these arguments) or
     // another (the sleep ended: its slot, of wait `notify_seq`, is ended).
@@ -106,12 +111,18 @@ class Tracer {
     // A Go program's random bytes (determinism.h): its seed, 0 for others; getrandom bytes drawn.
     uint64_t random_seed = 0;
     uint64_t random_drawn = 0;
+    // Its charged writes (trace_request.h, kWriteCostEnv), read from its environment at its first
+    // write stop: the descriptor and the cost of each write, -1 not read yet.
+    int write_cost_fd = -1;
+    int64_t write_cost_ns = -1;
   };
 
   pid_t next_event(int* status);
   void serve_requests();
   void on_stop(pid_t tid, int status);
   void on_call(pid_t tid);
+  // The process's kWriteCostEnv from /proc/PID/environ (0: none).
+  void read_write_cost(pid_t pid, Process& p);
   void on_exec(pid_t tid);
   void on_interrupted(pid_t tid);
   // A new thread's first stop, once its rank is known: held until its turn, or on its way.

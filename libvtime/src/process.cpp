@@ -85,7 +85,7 @@ char* const* fix_env(char* const envp[], std::vector<std::string>& keep, std::ve
 // Before executing `path`: a program the shim cannot reach (static, Go) is handed to the
 // session's tracer (trace_request.h), unless this process is traced already (the tracer then
 // follows the exec by itself). Without a tracer it runs on the real clock, and says so.
-void trace_if_needed(const std::string& path) {
+void trace_if_needed(const std::string& path, const char* const* envp = environ) {
   ProcessContext* c = context();
   if (!c || path.empty()) return;
   ExecKind kind = exec_kind(path);
@@ -102,7 +102,7 @@ void trace_if_needed(const std::string& path) {
     if (traced_by == tracer) return;
   }
   int e = request_trace(*c->seg);
-  if (e == 0) e = install_trace_filter(c->seg->header.serial.load(std::memory_order_acquire));
+  if (e == 0) e = install_trace_filter(c->seg->header.serial.load(std::memory_order_acquire), write_cost_fd(envp));
   if (e != 0) {
     fprintf(stderr, "vtime: %s is a %s program and cannot be traced (%s): it will read the real clock\n", path.c_str(),
             exec_kind_name(kind), e == ESRCH ? "no vtime-tracer in this session" : strerror(e));
@@ -128,14 +128,14 @@ pid_t process_fork() {
 int process_execve(const char* path, char* const argv[], char* const envp[]) {
   std::vector<std::string> keep;
   std::vector<char*> out;
-  if (path) trace_if_needed(path);
+  if (path) trace_if_needed(path, envp);
   return libc().execve(path, argv, fix_env(envp, keep, out));
 }
 
 int process_execvpe(const char* file, char* const argv[], char* const envp[]) {
   std::vector<std::string> keep;
   std::vector<char*> out;
-  if (file) trace_if_needed(resolve_command(file, getenv("PATH")));
+  if (file) trace_if_needed(resolve_command(file, getenv("PATH")), envp);
   return libc().execvpe(file, argv, fix_env(envp, keep, out));
 }
 

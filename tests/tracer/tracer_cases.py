@@ -104,6 +104,13 @@ and static_timers (statically linked C programs).
                         prctl and ignore it), on the program as built, stripped (found through
                         Go's pc-line table) and position-independent: twice the same each, all
                         three the same, and, where the CPU's trap works, the same as with it.
+  write_cost            VTIME_WRITE_COST=2:1000000 (each write to descriptor 2 costs 1 ms of virtual
+                        time, charged by the tracer before the write) in the environment of a
+                        static Go program, given by vtime's own environment and by `env` in the
+                        tree, also with thread turns: its 20 lines to stderr take exactly 20 ms,
+                        its 5 to stdout none, its ticker goroutine does not run meanwhile (the
+                        charge is computation holding the processor); twice the same; without the
+                        variable no time passes; a malformed value charges nothing.
 """
 import argparse
 import os
@@ -121,7 +128,7 @@ CASES = ["go_static", "go_cgo", "go_unprivileged", "go_via_shell", "go_spawns", 
          "static_proc", "static_direct", "exec_thread", "static_timers", "go_raw_timers",
          "real_timeout", "etcd", "kill_vtime", "settime_static", "settime_dynamic", "settime_go", "go_spin_real",
          "serial_gate", "serial_gate_go", "serial_gate_dynamic", "serial_threads", "serial_topup", "serial_futex",
-         "go_random", "go_random_patch", "go_syscall_timers", "serial_spawn"]
+         "go_random", "go_random_patch", "go_syscall_timers", "serial_spawn", "write_cost"]
 USERNS_ROOT = ["unshare", "--user", "--map-root-user"]
 # What syscall_timers.go prints (go_syscall_timers, serial_spawn).
 SYSCALL_TIMERS = ("sleep 5 under a 1.2 s context: signal: killed at 1.200000\n"
@@ -306,6 +313,19 @@ def main():
             r = run(args, cmd, extra=["--serialize-threads"], timeout=20)
             if r.returncode != 0 or r.stdout != expect:
                 fail("exit %d, expected %r" % (r.returncode, expect))
+    elif c == "write_cost":
+        charged = "stderr 20000 us, stdout 0 us, ticks 0\n"
+        free = "stderr 0 us, stdout 0 us, ticks 0\n"
+        for extra in ([], ["--serialize-threads"]):
+            twice(args, ["env", "VTIME_WRITE_COST=2:1000000", b("write_cost")],
+                  "".join("out %d\n" % i for i in range(5)) + charged, extra=extra, timeout=60)
+        os.environ["VTIME_WRITE_COST"] = "2:1000000"
+        twice(args, [b("write_cost")], "".join("out %d\n" % i for i in range(5)) + charged, timeout=60)
+        for value in ("", "2:", "x:5", "2:5x"):
+            os.environ["VTIME_WRITE_COST"] = value
+            twice(args, [b("write_cost")], "".join("out %d\n" % i for i in range(5)) + free, timeout=60)
+        del os.environ["VTIME_WRITE_COST"]
+        twice(args, [b("write_cost")], "".join("out %d\n" % i for i in range(5)) + free, timeout=60)
     elif c == "go_spin":
         twice(args, [b("spin")], "spun until 0.100000\n", timeout=60)
     elif c == "go_spin_real":

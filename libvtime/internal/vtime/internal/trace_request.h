@@ -40,7 +40,17 @@ int request_trace(abi::Segment& seg);
 // call with no tracer attached fails with ENOSYS. getrandom stops too (tracer/determinism.h).
 // `serial` is the session's Header::serial: with the gate on, untimed epoll waits stop too, and
 // with thread turns every futex wait (tracer/serial_gate.cpp).
-int install_trace_filter(uint32_t serial);
+// `charged_fd` >= 0: writes to that descriptor stop too, for the tracer to charge them virtual
+// time (write_cost_fd below).
+int install_trace_filter(uint32_t serial, int charged_fd = -1);
+
+// The descriptor of `envp`'s kWriteCostEnv ("FD:NS": each write() to FD costs NS of virtual
+// time, charged by the tracer before the write, e.g. one per line a program logs), -1 if none or
+// malformed. Async-signal-safe (no allocation): a forked child calls it before its exec.
+inline constexpr const char* kWriteCostEnv = "VTIME_WRITE_COST";
+int write_cost_fd(const char* const* envp);
+// FD and NS of a kWriteCostEnv value; false if malformed.
+bool parse_write_cost(const char* value, int* fd, int64_t* ns);
 
 // The clock guard of a process that may set the time (CAP_SYS_TIME permitted) and may install a
 // filter without no_new_privs (CAP_SYS_ADMIN effective): a seccomp filter that stops every
