@@ -51,6 +51,7 @@ class Bridge {
     c.component_env = o.component_env;
     c.start_timeout = std::chrono::seconds(o.start_timeout_s);
     c.attempt_cost_ns = o.attempt_cost_ns;
+    c.sync_latency_ns = o.sync_latency_ns;
     cluster_ = std::make_unique<Cluster>(std::move(c));
     sock_ = zmq::socket_t(ctx_, zmq::socket_type::rep);
     sock_.set(zmq::sockopt::linger, 1000);
@@ -233,7 +234,14 @@ class Bridge {
     } catch (const ClusterError& e) {
       throw Fail(kBridgeK8sFailed, e.what());
     }
-    for (Event& e : reply.events) e.timestamp = in->now;
+    // Decisions at the virtual instant they were made: later than Batsim's message when the
+    // bridge's own calls took virtual time (a latency model: --etcd-sync-latency), so that
+    // Batsim's clock keeps following the tree's instead of falling behind it.
+    if (origin_ns_ >= 0) {
+      auto at = Nanos::from_ns(monotonic_ns() - origin_ns_);
+      if (at > reply.now) reply.now = at;
+    }
+    for (Event& e : reply.events) e.timestamp = reply.now;
     std::string out = serialise(reply);
     sock_.send(zmq::buffer(out), zmq::send_flags::none);
     if (ends) {
@@ -272,6 +280,7 @@ class Bridge {
     timespec ts{static_cast<time_t>(at / kSecond), static_cast<long>(at % kSecond)};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
     }
+    origin_ns_ = monotonic_ns();  // the workload's time 0, as this process's clock reads it
   }
 
   void open_watch(const std::string& rv) {
@@ -406,6 +415,7 @@ class Bridge {
   std::map<std::string, Job> jobs_;                    // pod name -> job
   std::map<std::string, std::string> jobs_by_batsim_;  // Batsim id -> pod name
   size_t next_seq_ = 0;
+  long long origin_ns_ = -1;  // CLOCK_MONOTONIC at the answer to SIMULATION_BEGINS
   std::vector<std::pair<size_t, Event>> pending_;      // decisions for the next reply, by submission
   struct Delayed {
     long long due_ns;  // CLOCK_MONOTONIC

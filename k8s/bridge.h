@@ -56,6 +56,8 @@ struct BridgeOptions {
   // Virtual time each scheduling attempt costs kube-scheduler, charged at the line it logs
   // (ClusterOptions::attempt_cost_ns). 0: none.
   long long attempt_cost_ns = 0;
+  // Virtual time each durable write of etcd takes (ClusterOptions::sync_latency_ns). 0: none.
+  long long sync_latency_ns = 0;
   // One process of the control plane runs at a time (vtime_serialize; docs/k8s.md, Determinism),
   // and with `serialize_threads` one thread of it (vtime_serialize_threads).
   bool serialize = true;

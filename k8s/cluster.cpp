@@ -167,7 +167,10 @@ void Cluster::start() {
                  "--heartbeat-interval", "1000", "--election-timeout", "5000",
                  // Its storage commits batches every 100 ms, another ten wake-ups a virtual second;
                  // reads see uncommitted writes, so only durability waits longer.
-                 "--backend-batch-interval", "1s"});
+                 "--backend-batch-interval", "1s"},
+               // What its disk takes to make each write durable (ClusterOptions::sync_latency_ns).
+               o_.sync_latency_ns > 0 ? std::vector<std::string>{"VTIME_SYNC_COST=" + std::to_string(o_.sync_latency_ns)}
+                                      : std::vector<std::string>{});
   wait_for("etcd", "to accept connections", [&] { return bridges::loopback_port_answers(etcd_port_); });
 
   // kube-apiserver 1.20 requires a service-account token issuer and its signing key, although

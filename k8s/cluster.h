@@ -43,6 +43,9 @@ struct ClusterOptions {
   // Virtual time each line kube-scheduler writes to its log costs it (0: none): at --v=2 a line
   // per failed scheduling attempt and per binding (charged by vtime's tracer, trace_request.h).
   long long attempt_cost_ns = 0;
+  // Virtual time each fsync/fdatasync of etcd takes (its write-ahead log: every write through the
+  // API waits for one), 0: none (charged by vtime's tracer, trace_request.h).
+  long long sync_latency_ns = 0;
 };
 
 // Where k8s/install-kubernetes leaves kube-apiserver, kube-scheduler and kubectl: $VTIME_K8S_BIN,

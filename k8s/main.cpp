@@ -99,6 +99,14 @@ int main(int argc, char** argv) {
                                         CLI::AsNumberWithUnit::CASE_SENSITIVE))
       ->check(CLI::Range(0.0, 1e10))
       ->default_str("0");
+  double sync_latency_ns = static_cast<double>(o.sync_latency_ns);
+  app.add_option("--etcd-sync-latency", sync_latency_ns,
+                 "Virtual time each fsync of etcd takes: what its disk takes to make a write durable, for which every "
+                 "write through the API server waits (ns, us, ms, s; docs/k8s.md)")
+      ->transform(CLI::AsNumberWithUnit(std::map<std::string, double>{{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}},
+                                        CLI::AsNumberWithUnit::CASE_SENSITIVE))
+      ->check(CLI::Range(0.0, 1e10))
+      ->default_str("0");
   std::string serial = "threads";
   app.add_option("--serialize", serial,
                  "threads: one thread of the control plane runs at a time under vtime (a component whose wait ends "
@@ -141,6 +149,7 @@ int main(int argc, char** argv) {
   o.job_start_latency_ns = static_cast<long long>(job_start_ns);
   o.loop_phase_ns = static_cast<long long>(loop_phase_ns);
   o.attempt_cost_ns = static_cast<long long>(attempt_cost_ns);
+  o.sync_latency_ns = static_cast<long long>(sync_latency_ns);
   o.serialize = serial != "off";
   o.serialize_threads = serial == "threads";
   o.private_network = network == "private";

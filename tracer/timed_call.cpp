@@ -187,10 +187,10 @@ bool make_direct(TimedCall& c, uint64_t word_addr, uint32_t word_value, uint32_t
   return true;
 }
 
-TimedCall charge(const abi::Segment& seg, int64_t cost_ns) {
+TimedCall charge(const abi::Segment& seg, int64_t cost_ns, uint32_t reason) {
   TimedCall c;
   c.deadline_ns = Session::read_clock(seg.header.clock).ns() + cost_ns;
-  c.reason = abi::kReasonCpu;
+  c.reason = reason;
   c.nr = SYS_ppoll;
   c.tag_arg = 4;
   c.charged = true;
@@ -221,7 +221,7 @@ void rewrite(user_regs_struct& r, const TimedCall& c, uint64_t tag) {
     }
     return;
   }
-  if (c.nr == SYS_ppoll && (nr == SYS_nanosleep || nr == SYS_clock_nanosleep || nr == SYS_write)) {
+  if (c.nr == SYS_ppoll && (c.charged || nr == SYS_nanosleep || nr == SYS_clock_nanosleep)) {
     r.rdi = 0;  // no descriptors: only a signal ends it before the deadline
     r.rsi = 0;
   }

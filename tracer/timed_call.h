@@ -73,10 +73,10 @@ struct TimedCall {
 // arguments the kernel will refuse, or a form the tracer cannot rewrite: *uncontrolled then).
 std::optional<TimedCall> decode(pid_t pid, const user_regs_struct& r, const abi::Segment& seg, bool* uncontrolled);
 
-// A charged write (trace_request.h, write_cost_fd): the thread waits `cost_ns` of virtual time
-// first, as a ppoll of no descriptors (reason kReasonCpu: computation, as the CPU-time model's
-// payments), and the tracer then makes it execute its write (Tracer::on_syscall_stop).
-TimedCall charge(const abi::Segment& seg, int64_t cost_ns);
+// A charged call (trace_request.h, charged_calls): the thread waits `cost_ns` of virtual time
+// first, as a ppoll of no descriptors, for `reason`, and the tracer then makes it execute the
+// call (Tracer::on_syscall_stop).
+TimedCall charge(const abi::Segment& seg, int64_t cost_ns, uint32_t reason);
 
 // Makes a sleep (reason kReasonSleep, not exit-tracked) a direct one, waiting on the futex word
 // at `word_addr` (holding `word_value`) with bitset `word_bit` and the timeout at `forever_addr`

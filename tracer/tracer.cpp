@@ -418,21 +418,19 @@ bool Tracer::passthrough(pid_t pid, uint64_t rip) {
   return false;
 }
 
-void Tracer::read_write_cost(pid_t pid, Process& p) {
-  p.write_cost_ns = 0;
+void Tracer::read_charges(pid_t pid, Process& p) {
+  p.charges_read = true;
   std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
-  std::string var;
-  const std::string key = std::string(detail::kWriteCostEnv) + "=";
-  while (std::getline(in, var, '\0')) {
-    if (var.compare(0, key.size(), key) != 0) continue;
-    int fd = -1;
-    int64_t ns = 0;
-    if (detail::parse_write_cost(var.c_str() + key.size(), &fd, &ns)) {
-      p.write_cost_fd = fd;
-      p.write_cost_ns = ns;
-      VTIME_LOGF("tracer", LogLevel::kInfo, "pid %d (%s): each write to descriptor %d costs %lld ns",
-                 static_cast<int>(pid), comm_of(pid).c_str(), fd, static_cast<long long>(ns));
-    }
+  std::vector<std::string> vars;
+  for (std::string v; std::getline(in, v, '\0');) vars.push_back(std::move(v));
+  std::vector<const char*> envp;
+  for (auto& v : vars) envp.push_back(v.c_str());
+  envp.push_back(nullptr);
+  p.charges = detail::charged_calls(envp.data());
+  if (p.charges.any()) {
+    VTIME_LOGF("tracer", LogLevel::kInfo, "pid %d (%s): each write to descriptor %d costs %lld ns, each sync %lld ns",
+               static_cast<int>(pid), comm_of(pid).c_str(), p.charges.write_fd, static_cast<long long>(p.charges.write_ns),
+               static_cast<long long>(p.charges.sync_ns));
   }
 }
 
@@ -502,16 +500,20 @@ void Tracer::on_call(pid_t tid) {
   }
   bool uncontrolled = false;
   std::optional<TimedCall> call;
-  if (static_cast<long>(r.orig_rax) == SYS_write) {
-    // Only processes with a write cost stop at writes (trace_request.h, write_cost_fd).
+  if (const long nr = static_cast<long>(r.orig_rax); nr == SYS_write || nr == SYS_fsync || nr == SYS_fdatasync) {
+    // Only processes with charged calls stop at these (trace_request.h, charged_calls).
     Process& p = processes_[t.pid];
-    if (p.write_cost_ns < 0) read_write_cost(t.pid, p);
-    if (t.charge_paid || p.write_cost_ns <= 0 || static_cast<int>(r.rdi) != p.write_cost_fd) {
-      t.charge_paid = false;  // the write whose charge was paid, or one that costs nothing
+    if (!p.charges_read) read_charges(t.pid, p);
+    const int64_t cost = nr == SYS_write ? (static_cast<int>(r.rdi) == p.charges.write_fd ? p.charges.write_ns : 0)
+                                         : p.charges.sync_ns;
+    if (t.charge_paid || cost <= 0) {
+      t.charge_paid = false;  // the call whose charge was paid, or one that costs nothing
       resume(tid);
       return;
     }
-    call = charge(seg_, p.write_cost_ns);
+    // A wait in the kernel, as the program sees it (a system call): Go's sysmon may hand the
+    // processor to other goroutines meanwhile, as it does for any call that lasts.
+    call = charge(seg_, cost, abi::kReasonSleep);
     t.charge_regs = r;
   } else {
     call = decode(t.pid, r, seg_, &uncontrolled);

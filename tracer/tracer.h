@@ -18,6 +18,7 @@
 #include "timed_call.h"
 #include "timers.h"
 
+#include <vtime/internal/trace_request.h>
 #include <vtime/session.h>
 
 #include <sys/ptrace.h>
@@ -111,18 +112,18 @@ class Tracer {
     // A Go program's random bytes (determinism.h): its seed, 0 for others; getrandom bytes drawn.
     uint64_t random_seed = 0;
     uint64_t random_drawn = 0;
-    // Its charged writes (trace_request.h, kWriteCostEnv), read from its environment at its first
-    // write stop: the descriptor and the cost of each write, -1 not read yet.
-    int write_cost_fd = -1;
-    int64_t write_cost_ns = -1;
+    // Its charged calls (trace_request.h, charged_calls), read from its environment at the first
+    // stop of one.
+    bool charges_read = false;
+    detail::ChargedCalls charges;
   };
 
   pid_t next_event(int* status);
   void serve_requests();
   void on_stop(pid_t tid, int status);
   void on_call(pid_t tid);
-  // The process's kWriteCostEnv from /proc/PID/environ (0: none).
-  void read_write_cost(pid_t pid, Process& p);
+  // The process's charged calls, from /proc/PID/environ.
+  void read_charges(pid_t pid, Process& p);
   void on_exec(pid_t tid);
   void on_interrupted(pid_t tid);
   // A new thread's first stop, once its rank is known: held until its turn, or on its way.

@@ -102,7 +102,7 @@ void trace_if_needed(const std::string& path, const char* const* envp = environ)
     if (traced_by == tracer) return;
   }
   int e = request_trace(*c->seg);
-  if (e == 0) e = install_trace_filter(c->seg->header.serial.load(std::memory_order_acquire), write_cost_fd(envp));
+  if (e == 0) e = install_trace_filter(c->seg->header.serial.load(std::memory_order_acquire), charged_calls(envp));
   if (e != 0) {
     fprintf(stderr, "vtime: %s is a %s program and cannot be traced (%s): it will read the real clock\n", path.c_str(),
             exec_kind_name(kind), e == ESRCH ? "no vtime-tracer in this session" : strerror(e));

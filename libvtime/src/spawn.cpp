@@ -157,7 +157,7 @@ SpawnResult spawn_in_session(const Session& session, const std::string& shim_pat
     sigprocmask(SIG_SETMASK, &none, nullptr);
     if (traced) {
       int e = detail::request_trace(seg);
-      if (e == 0) e = detail::install_trace_filter(seg.header.serial.load(std::memory_order_acquire), detail::write_cost_fd(envp.data()));
+      if (e == 0) e = detail::install_trace_filter(seg.header.serial.load(std::memory_order_acquire), detail::charged_calls(envp.data()));
       if (e != 0) {
         e = -e;  // negative: the tracer refused (see below)
         ssize_t w = write(errpipe[1], &e, sizeof e);

@@ -375,38 +375,50 @@ bool has_cap_sys_admin() { return has_capability(0, CAP_SYS_ADMIN); }
 
 }  // namespace
 
-bool parse_write_cost(const char* v, int* fd, int64_t* ns) {
-  // Digits, ':', digits: by hand, because a forked child parses it before its exec.
-  auto number = [](const char*& p, int64_t limit, int64_t* out) {
-    if (*p < '0' || *p > '9') return false;
-    int64_t n = 0;
-    for (; *p >= '0' && *p <= '9'; ++p) {
-      n = n * 10 + (*p - '0');
-      if (n > limit) return false;
-    }
-    *out = n;
-    return true;
-  };
-  int64_t f = 0, c = 0;
-  const char* p = v;
-  if (!number(p, 1 << 20, &f) || *p++ != ':' || !number(p, 1'000'000'000'000LL, &c) || *p != 0) return false;
-  *fd = static_cast<int>(f);
-  *ns = c;
+namespace {
+
+// Digits, by hand (a forked child parses before its exec); false unless at least one, all <= limit.
+bool parse_number(const char*& p, int64_t limit, int64_t* out) {
+  if (*p < '0' || *p > '9') return false;
+  int64_t n = 0;
+  for (; *p >= '0' && *p <= '9'; ++p) {
+    n = n * 10 + (*p - '0');
+    if (n > limit) return false;
+  }
+  *out = n;
   return true;
 }
 
-int write_cost_fd(const char* const* envp) {
-  const size_t n = strlen(kWriteCostEnv);
+constexpr int64_t kMaxCostNs = 1'000'000'000'000LL;
+
+// The value of NAME in `envp`, nullptr if absent.
+const char* env_value(const char* const* envp, const char* name) {
+  const size_t n = strlen(name);
   for (; envp && *envp; ++envp) {
-    if (strncmp(*envp, kWriteCostEnv, n) != 0 || (*envp)[n] != '=') continue;
-    int fd = -1;
-    int64_t ns = 0;
-    return parse_write_cost(*envp + n + 1, &fd, &ns) && ns > 0 ? fd : -1;
+    if (strncmp(*envp, name, n) == 0 && (*envp)[n] == '=') return *envp + n + 1;
   }
-  return -1;
+  return nullptr;
 }
 
-int install_trace_filter(uint32_t serial, int charged_fd) {
+}  // namespace
+
+ChargedCalls charged_calls(const char* const* envp) {
+  ChargedCalls c;
+  if (const char* v = env_value(envp, kWriteCostEnv)) {
+    int64_t fd = 0, ns = 0;
+    if (parse_number(v, 1 << 20, &fd) && *v++ == ':' && parse_number(v, kMaxCostNs, &ns) && *v == 0 && ns > 0) {
+      c.write_fd = static_cast<int>(fd);
+      c.write_ns = ns;
+    }
+  }
+  if (const char* v = env_value(envp, kSyncCostEnv)) {
+    int64_t ns = 0;
+    if (parse_number(v, kMaxCostNs, &ns) && *v == 0) c.sync_ns = ns;
+  }
+  return c;
+}
+
+int install_trace_filter(uint32_t serial, const ChargedCalls& charged) {
   // Without CAP_SYS_ADMIN, the kernel takes a filter only under no_new_privs (a set-user-ID
   // program executed from here on gains no privileges: docs/tracer.md).
   if (!has_cap_sys_admin()) {
@@ -420,20 +432,25 @@ int install_trace_filter(uint32_t serial, int charged_fd) {
   if (r == 0) r = install_filter(kRandom, kRandomLen);
   if (r == 0 && serial != 0) r = install_filter(kUntimedEpoll, kUntimedLen);
   if (r == 0 && serial == abi::kSerialThreads) r = install_filter(kFutexWaits, kFutexWaitLen);
-  if (r == 0 && charged_fd >= 0) {
-    // Charged writes (write_cost_fd): write(charged_fd, ...) stops; on the stack, as the rest.
-    enum : uint8_t { kWriteAllow = 6, kWriteTrace = 7, kWriteLen = 8 };
-    const sock_filter writes[kWriteLen] = {
+  if (r == 0 && charged.any()) {
+    // Charged calls (charged_calls): the writes to one descriptor, fsync and fdatasync stop; on
+    // the stack, as the rest. An uncharged kind jumps to kChargeAllow.
+    enum : uint8_t { kChargeAllow = 8, kChargeTrace = 9, kChargeLen = 10 };
+    const bool writes = charged.write_fd >= 0 && charged.write_ns > 0;
+    const uint8_t syncs = charged.sync_ns > 0 ? kChargeTrace : kChargeAllow;
+    const sock_filter filter[kChargeLen] = {
         /* 0 */ stmt(kLd, kArchOff),
-        /* 1 */ jump(1, BPF_JEQ, AUDIT_ARCH_X86_64, 2, kWriteAllow),
+        /* 1 */ jump(1, BPF_JEQ, AUDIT_ARCH_X86_64, 2, kChargeAllow),
         /* 2 */ stmt(kLd, kNrOff),
-        /* 3 */ jump(3, BPF_JEQ, SYS_write, 4, kWriteAllow),
+        /* 3 */ jump(3, BPF_JEQ, SYS_write, writes ? 4 : kChargeAllow, 6),
         /* 4 */ stmt(kLd, arg_lo(0)),
-        /* 5 */ jump(5, BPF_JEQ, static_cast<uint32_t>(charged_fd), kWriteTrace, kWriteAllow),
-        /* 6 kWriteAllow */ stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        /* 7 kWriteTrace */ stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
+        /* 5 */ jump(5, BPF_JEQ, static_cast<uint32_t>(charged.write_fd), kChargeTrace, kChargeAllow),
+        /* 6 */ jump(6, BPF_JEQ, SYS_fsync, syncs, 7),
+        /* 7 */ jump(7, BPF_JEQ, SYS_fdatasync, syncs, kChargeAllow),
+        /* 8 kChargeAllow */ stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        /* 9 kChargeTrace */ stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
     };
-    r = install_filter(writes, kWriteLen);
+    r = install_filter(filter, kChargeLen);
   }
   return r == 0 ? 0 : static_cast<int>(-r);
 }

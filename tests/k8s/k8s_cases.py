@@ -354,6 +354,37 @@ def loop_phase(c):
               % (tag, starts["2"], want))
 
 
+def latency_models(c):
+    """--etcd-sync-latency and --attempt-cost, deterministically: with every fsync of etcd taking
+    5 ms, a job on a free Node starts later than its submission by at least the two durable writes
+    of its Pod's creation and binding (and well under a second); with every scheduling attempt
+    costing 1 ms at its log line, the two failed attempts of a Pod that finds no Node are logged
+    at least 1 ms apart (they share one instant without either); the tracer charges exactly
+    kube-scheduler's log and etcd's syncs; twice the same _jobs.csv."""
+    wl = c.write("latency.json", json.dumps({"nb_res": 1, "profiles": {"d2": {"type": "delay", "delay": 2}},
+        "jobs": [{"id": "1", "subtime": 1, "res": 1, "profile": "d2"},
+                 {"id": "2", "subtime": 1, "res": 1, "profile": "d2"}]}))
+    first = None
+    env = dict(os.environ, VTIME_LOG="tracer=info")  # the tracer names each charged process
+    for tag in ("one", "two"):
+        prefix, err = c.vtime_k8s(wl, tag, hosts=1, bridge=("--etcd-sync-latency", "5ms", "--attempt-cost", "1ms"), env=env)
+        for who, what in (("kube-scheduler", "each write to descriptor 2 costs 1000000 ns, each sync 0 ns"),
+                          ("etcd", "each write to descriptor -1 costs 0 ns, each sync 5000000 ns")):
+            check(("(%s): %s" % (who, what)) in err, "%s: vtime's tracer does not say that %s is charged: %s" % (tag, who, what))
+        text = read(prefix + "_jobs.csv")
+        starts = {r["job_id"]: float(r["starting_time"]) for r in rows(text)}
+        check(1.010 <= starts["1"] < 1.5, "%s: job 1 started at %.6f: not two 5 ms syncs after its submission" % (tag, starts["1"]))
+        check(starts["2"] >= starts["1"] + 2, "%s: job 2 started at %.6f, before job 1 ended" % (tag, starts["2"]))
+        stamps = [line.split()[1] for line in read(prefix + "_k8s/log/kube-scheduler.log").splitlines()
+                  if "Unable to schedule pod" in line and 'pod="default/job-1"' in line]
+        check(len(stamps) >= 2, "%s: job 2's Pod was not tried twice before a Node freed: %s" % (tag, stamps))
+        secs = [float(t.split(":")[2]) for t in stamps[:2]]
+        check(secs[1] - secs[0] >= 0.001 - 1e-7, "%s: job 2's first two attempts at %s: not 1 ms apart" % (tag, stamps[:2]))
+        if first is None:
+            first = text
+        check(text == first, "the two runs' _jobs.csv differ:\n%s\n---\n%s" % (first, text))
+
+
 def validate_bad_input(c):
     """`vtime validate k8s` refuses what its real-time harness cannot run, before starting anything,
     each with one clear line and exit status 2."""
@@ -412,6 +443,7 @@ CASES = {
     "run_equals_shorthand": run_equals_shorthand,
     "start_latency": start_latency,
     "loop_phase": loop_phase,
+    "latency_models": latency_models,
     "validate_bad_input": validate_bad_input,
     "validate_small": validate_small,
 }

@@ -107,10 +107,13 @@ and static_timers (statically linked C programs).
   write_cost            VTIME_WRITE_COST=2:1000000 (each write to descriptor 2 costs 1 ms of virtual
                         time, charged by the tracer before the write) in the environment of a
                         static Go program, given by vtime's own environment and by `env` in the
-                        tree, also with thread turns: its 20 lines to stderr take exactly 20 ms,
-                        its 5 to stdout none, its ticker goroutine does not run meanwhile (the
-                        charge is computation holding the processor); twice the same; without the
-                        variable no time passes; a malformed value charges nothing.
+                        tree: with thread turns, its 20 lines to stderr take exactly 20 ms, its 5
+                        to stdout none, and its 3 ms ticker ticks 6 times meanwhile (a charge is a
+                        system call to Go: its sysmon hands the processor on);
+                        VTIME_SYNC_COST=2000000: its 3 fsyncs take 6 ms, and the ticker ticks
+                        twice meanwhile; twice the same each; without the variables no time
+                        passes; a malformed value charges nothing; without thread turns the same
+                        charges (the ticker then runs when its threads' races let it).
 """
 import argparse
 import os
@@ -314,18 +317,25 @@ def main():
             if r.returncode != 0 or r.stdout != expect:
                 fail("exit %d, expected %r" % (r.returncode, expect))
     elif c == "write_cost":
-        charged = "stderr 20000 us, stdout 0 us, ticks 0\n"
-        free = "stderr 0 us, stdout 0 us, ticks 0\n"
-        for extra in ([], ["--serialize-threads"]):
-            twice(args, ["env", "VTIME_WRITE_COST=2:1000000", b("write_cost")],
-                  "".join("out %d\n" % i for i in range(5)) + charged, extra=extra, timeout=60)
+        out = "".join("out %d\n" % i for i in range(5))
+        charged = out + "stderr 20000 us, stdout 0 us, ticks 6; sync 0 us\n"
+        synced = out + "stderr 0 us, stdout 0 us, ticks 2; sync 6000 us\n"
+        free = out + "stderr 0 us, stdout 0 us, ticks 0; sync 0 us\n"
+        # With thread turns, which Go's determinism needs (docs/tracer.md), the whole output.
+        threads = ["--serialize-threads"]
+        twice(args, ["env", "VTIME_WRITE_COST=2:1000000", b("write_cost")], charged, extra=threads, timeout=60)
+        twice(args, ["env", "VTIME_SYNC_COST=2000000", b("write_cost")], synced, extra=threads, timeout=60)
         os.environ["VTIME_WRITE_COST"] = "2:1000000"
-        twice(args, [b("write_cost")], "".join("out %d\n" % i for i in range(5)) + charged, timeout=60)
-        for value in ("", "2:", "x:5", "2:5x"):
+        twice(args, [b("write_cost")], charged, extra=threads, timeout=60)
+        for value in ("", "2:", "x:5", "2:5x", "2:0"):
             os.environ["VTIME_WRITE_COST"] = value
-            twice(args, [b("write_cost")], "".join("out %d\n" % i for i in range(5)) + free, timeout=60)
+            twice(args, [b("write_cost")], free, extra=threads, timeout=60)
         del os.environ["VTIME_WRITE_COST"]
-        twice(args, [b("write_cost")], "".join("out %d\n" % i for i in range(5)) + free, timeout=60)
+        # Without them, the charges are the same; the ticker's goroutine runs when it may.
+        for env, want in (("VTIME_WRITE_COST=2:1000000", "stderr 20000 us, stdout 0 us"), ("VTIME_SYNC_COST=2000000", "sync 6000 us")):
+            r = run(args, ["env", env, b("write_cost")], timeout=60)
+            if r.returncode != 0 or want not in r.stdout:
+                fail("exit %d, expected %r" % (r.returncode, want))
     elif c == "go_spin":
         twice(args, [b("spin")], "spun until 0.100000\n", timeout=60)
     elif c == "go_spin_real":

@@ -1,7 +1,8 @@
-// Writes 20 lines to its standard error and 5 to its standard output, then prints how much
-// virtual time each took: under vtime with VTIME_WRITE_COST=2:NS every write to descriptor 2
-// costs NS (tracer_cases.py, write_cost). A goroutine ticking every 3 ms meanwhile shows the
-// rest of the program going on while a write pays.
+// Writes 20 lines to its standard error and 5 to its standard output, syncs a file 3 times, then
+// prints how much virtual time each took: under vtime with VTIME_WRITE_COST=2:NS every write to
+// descriptor 2 costs NS, with VTIME_SYNC_COST=NS every fsync (tracer_cases.py, write_cost). A
+// goroutine ticking every 3 ms meanwhile shows whether the rest of the program goes on: not
+// while a write pays (computation), while a sync waits (the disk).
 package main
 
 import (
@@ -36,7 +37,20 @@ func main() {
 		fmt.Fprintf(os.Stdout, "out %d\n", i)
 	}
 	end := time.Since(start)
+	f, err := os.CreateTemp("", "write_cost")
+	if err != nil {
+		panic(err)
+	}
+	defer os.Remove(f.Name())
+	for i := 0; i < 3; i++ {
+		f.WriteString("x")
+		if err := f.Sync(); err != nil {
+			panic(err)
+		}
+	}
+	synced := time.Since(start)
 	close(stop)
 	n := <-ticks
-	fmt.Printf("stderr %d us, stdout %d us, ticks %d\n", mid.Microseconds(), (end - mid).Microseconds(), n)
+	fmt.Printf("stderr %d us, stdout %d us, ticks %d; sync %d us\n", mid.Microseconds(), (end - mid).Microseconds(), n,
+		(synced - end).Microseconds())
 }

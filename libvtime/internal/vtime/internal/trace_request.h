@@ -40,17 +40,23 @@ int request_trace(abi::Segment& seg);
 // call with no tracer attached fails with ENOSYS. getrandom stops too (tracer/determinism.h).
 // `serial` is the session's Header::serial: with the gate on, untimed epoll waits stop too, and
 // with thread turns every futex wait (tracer/serial_gate.cpp).
-// `charged_fd` >= 0: writes to that descriptor stop too, for the tracer to charge them virtual
-// time (write_cost_fd below).
-int install_trace_filter(uint32_t serial, int charged_fd = -1);
-
-// The descriptor of `envp`'s kWriteCostEnv ("FD:NS": each write() to FD costs NS of virtual
-// time, charged by the tracer before the write, e.g. one per line a program logs), -1 if none or
-// malformed. Async-signal-safe (no allocation): a forked child calls it before its exec.
+// Charged calls: system calls of a traced program that cost it virtual time, named in its
+// environment, and charged by the tracer before the call runs (tracer/timed_call.h, charge):
+//   VTIME_WRITE_COST=FD:NS  each write() to descriptor FD (a program's log: a line per step it takes)
+//   VTIME_SYNC_COST=NS      each fsync() and fdatasync() (a disk's write latency: etcd's WAL)
+// A malformed or zero value charges nothing.
 inline constexpr const char* kWriteCostEnv = "VTIME_WRITE_COST";
-int write_cost_fd(const char* const* envp);
-// FD and NS of a kWriteCostEnv value; false if malformed.
-bool parse_write_cost(const char* value, int* fd, int64_t* ns);
+inline constexpr const char* kSyncCostEnv = "VTIME_SYNC_COST";
+struct ChargedCalls {
+  int write_fd = -1;
+  int64_t write_ns = 0;
+  int64_t sync_ns = 0;
+  bool any() const { return (write_fd >= 0 && write_ns > 0) || sync_ns > 0; }
+};
+// From `envp`. Async-signal-safe (no allocation): a forked child calls it before its exec.
+ChargedCalls charged_calls(const char* const* envp);
+// The charged calls stop too (one more filter, only when `charged` names any).
+int install_trace_filter(uint32_t serial, const ChargedCalls& charged = {});
 
 // The clock guard of a process that may set the time (CAP_SYS_TIME permitted) and may install a
 // filter without no_new_privs (CAP_SYS_ADMIN effective): a seccomp filter that stops every
