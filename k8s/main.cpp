@@ -6,6 +6,7 @@
 // command line, configuration file or directory; 3 invalid message from Batsim or ZeroMQ error.
 #include "bridge.h"
 #include "cluster.h"
+#include "duration_option.h"
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
@@ -70,43 +71,32 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember({"natural", "batsim"}));
   double job_start_ns = static_cast<double>(o.job_start_latency_ns);
-  app.add_option("--job-start-latency", job_start_ns,
-                 "Virtual time from the scheduler binding a Pod to its job's start: what a real cluster takes from "
-                 "a Pod's creation to its client seeing it bound (ns, us, ms, s; docs/k8s.md)")
-      ->transform(CLI::AsNumberWithUnit(std::map<std::string, double>{{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}},
-                                        CLI::AsNumberWithUnit::CASE_SENSITIVE))
-      ->check(CLI::Range(0.0, 1e12))
-      ->default_str("0");
+  vtime::bridges::add_duration_option(app, "--job-start-latency", job_start_ns,
+                                      "Virtual time from the scheduler binding a Pod to its job's start: what a real "
+                                      "cluster takes from a Pod's creation to its client seeing it bound (docs/k8s.md)",
+                                      "0");
   double loop_phase_ns = static_cast<double>(o.loop_phase_ns);
-  app.add_option("--loop-phase", loop_phase_ns,
-                 "Where kube-scheduler's one-second loops (the back-off queue's flush) fall in each second of the "
-                 "workload, from 0 to 1 s: the workload starts that long before one of their iterations. A real "
-                 "cluster's is whatever its start left; the default puts them 10 ms before each whole second "
-                 "(ns, us, ms, s; docs/k8s.md)")
-      ->transform(CLI::AsNumberWithUnit(std::map<std::string, double>{{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}},
-                                        CLI::AsNumberWithUnit::CASE_SENSITIVE))
+  vtime::bridges::add_duration_option(app, "--loop-phase", loop_phase_ns,
+                                      "Where kube-scheduler's one-second loops (the back-off queue's flush) fall in each "
+                                      "second of the workload, from 0 to 1 s: the workload starts that long before one "
+                                      "of their iterations. A real cluster's is whatever its start left; the default "
+                                      "puts them 10 ms before each whole second (docs/k8s.md)",
+                                      "990ms")
       ->check([](const std::string& v) {
         double ns = std::strtod(v.c_str(), nullptr);
         return ns >= 0 && ns < 1e9 ? std::string() : std::string("a phase is from 0 to under 1 s");
-      })
-      ->default_str("990ms");
+      });
   double attempt_cost_ns = static_cast<double>(o.attempt_cost_ns);
-  app.add_option("--attempt-cost", attempt_cost_ns,
-                 "Virtual time each scheduling attempt costs kube-scheduler, charged at the line it logs for it "
-                 "(at --v=2: one per failed attempt and per binding), so that attempts at one instant follow each "
-                 "other as in a real cluster (ns, us, ms, s; docs/k8s.md)")
-      ->transform(CLI::AsNumberWithUnit(std::map<std::string, double>{{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}},
-                                        CLI::AsNumberWithUnit::CASE_SENSITIVE))
-      ->check(CLI::Range(0.0, 1e10))
-      ->default_str("0");
+  vtime::bridges::add_duration_option(app, "--attempt-cost", attempt_cost_ns,
+                                      "Virtual time each scheduling attempt costs kube-scheduler, charged at the line it "
+                                      "logs for it (at --v=2: one per failed attempt and per binding), so that attempts "
+                                      "at one instant follow each other as in a real cluster (docs/k8s.md)",
+                                      "0", 1e10);
   double sync_latency_ns = static_cast<double>(o.sync_latency_ns);
-  app.add_option("--etcd-sync-latency", sync_latency_ns,
-                 "Virtual time each fsync of etcd takes: what its disk takes to make a write durable, for which every "
-                 "write through the API server waits (ns, us, ms, s; docs/k8s.md)")
-      ->transform(CLI::AsNumberWithUnit(std::map<std::string, double>{{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}},
-                                        CLI::AsNumberWithUnit::CASE_SENSITIVE))
-      ->check(CLI::Range(0.0, 1e10))
-      ->default_str("0");
+  vtime::bridges::add_duration_option(app, "--etcd-sync-latency", sync_latency_ns,
+                                      "Virtual time each fsync of etcd takes: what its disk takes to make a write "
+                                      "durable, for which every write through the API server waits (docs/k8s.md)",
+                                      "0", 1e10);
   std::string serial = "threads";
   app.add_option("--serialize", serial,
                  "threads: one thread of the control plane runs at a time under vtime (a component whose wait ends "

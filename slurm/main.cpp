@@ -8,6 +8,7 @@
 // (agent_link.h): not for users.
 #include "agent_link.h"
 #include "bridge.h"
+#include "duration_option.h"
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
@@ -55,13 +56,10 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember({"natural", "batsim"}));
   double job_start_ns = static_cast<double>(o.job_start_latency_ns);
-  app.add_option("--job-start-latency", job_start_ns,
-                 "Virtual time from Slurm starting a job to the job's work starting: a real job's launch and "
-                 "teardown (ns, us, ms, s; docs/slurm.md)")
-      ->transform(CLI::AsNumberWithUnit(std::map<std::string, double>{{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}},
-                                        CLI::AsNumberWithUnit::CASE_SENSITIVE))
-      ->check(CLI::Range(0.0, 1e12))
-      ->default_str("17ms");
+  vtime::bridges::add_duration_option(app, "--job-start-latency", job_start_ns,
+                                      "Virtual time from Slurm starting a job to the job's work starting: a real job's "
+                                      "launch and teardown (docs/slurm.md)",
+                                      "17ms");
   app.set_version_flag("--version", "vtime-slurm " VTIME_VERSION);
   try {
     app.parse(argc, argv);
