@@ -355,27 +355,28 @@ def loop_phase(c):
 
 
 def latency_models(c):
-    """--etcd-sync-latency and --attempt-cost, deterministically: with every fsync of etcd taking
-    5 ms, a job on a free Node starts later than its submission by at least the two durable writes
-    of its Pod's creation and binding (and well under a second); with every scheduling attempt
-    costing 1 ms at its log line, the two failed attempts of a Pod that finds no Node are logged
-    at least 1 ms apart (they share one instant without either); the tracer charges exactly
-    kube-scheduler's log and etcd's syncs; twice the same _jobs.csv (on this small workload: on
-    30-job ones the sync latency is not deterministic yet, docs/k8s.md)."""
+    """--etcd-sync-latency and --attempt-cost: with every fsync of etcd taking 5 ms, a job on a
+    free Node starts later than its submission by at least the two durable writes of its Pod's
+    creation and binding (and well under a second), and the tracer charges exactly
+    kube-scheduler's log and etcd's syncs; with every scheduling attempt costing 1 ms at its log
+    line (alone), the two failed attempts of a Pod that finds no Node are logged at least 1 ms
+    apart (they share one instant without it), twice the same _jobs.csv. (The sync latency is not
+    deterministic yet on 30-job workloads, docs/k8s.md: not asserted here.)"""
     wl = c.write("latency.json", json.dumps({"nb_res": 1, "profiles": {"d2": {"type": "delay", "delay": 2}},
         "jobs": [{"id": "1", "subtime": 1, "res": 1, "profile": "d2"},
                  {"id": "2", "subtime": 1, "res": 1, "profile": "d2"}]}))
-    first = None
     env = dict(os.environ, VTIME_LOG="tracer=info")  # the tracer names each charged process
-    for tag in ("one", "two"):
-        prefix, err = c.vtime_k8s(wl, tag, hosts=1, bridge=("--etcd-sync-latency", "5ms", "--attempt-cost", "1ms"), env=env)
-        for who, what in (("kube-scheduler", "each write to descriptor 2 costs 1000000 ns, each sync 0 ns"),
-                          ("etcd", "each write to descriptor -1 costs 0 ns, each sync 5000000 ns")):
-            check(("(%s): %s" % (who, what)) in err, "%s: vtime's tracer does not say that %s is charged: %s" % (tag, who, what))
+    prefix, err = c.vtime_k8s(wl, "sync", hosts=1, bridge=("--etcd-sync-latency", "5ms", "--attempt-cost", "1ms"), env=env)
+    for who, what in (("kube-scheduler", "each write to descriptor 2 costs 1000000 ns, each sync 0 ns"),
+                      ("etcd", "each write to descriptor -1 costs 0 ns, each sync 5000000 ns")):
+        check(("(%s): %s" % (who, what)) in err, "vtime's tracer does not say that %s is charged: %s" % (who, what))
+    starts = {r["job_id"]: float(r["starting_time"]) for r in rows(read(prefix + "_jobs.csv"))}
+    check(1.010 <= starts["1"] < 1.5, "job 1 started at %.6f: not two 5 ms syncs after its submission" % starts["1"])
+    check(starts["2"] >= starts["1"] + 2, "job 2 started at %.6f, before job 1 ended" % starts["2"])
+    first = None
+    for tag in ("cost1", "cost2"):
+        prefix, _ = c.vtime_k8s(wl, tag, hosts=1, bridge=("--attempt-cost", "1ms"))
         text = read(prefix + "_jobs.csv")
-        starts = {r["job_id"]: float(r["starting_time"]) for r in rows(text)}
-        check(1.010 <= starts["1"] < 1.5, "%s: job 1 started at %.6f: not two 5 ms syncs after its submission" % (tag, starts["1"]))
-        check(starts["2"] >= starts["1"] + 2, "%s: job 2 started at %.6f, before job 1 ended" % (tag, starts["2"]))
         stamps = [line.split()[1] for line in read(prefix + "_k8s/log/kube-scheduler.log").splitlines()
                   if "Unable to schedule pod" in line and 'pod="default/job-1"' in line]
         check(len(stamps) >= 2, "%s: job 2's Pod was not tried twice before a Node freed: %s" % (tag, stamps))
