@@ -65,8 +65,9 @@ class DaemonSet {
   std::vector<std::string> stop_all(std::chrono::milliseconds grace, bool wait_first = true);
 
   // Polls `ready` every `step` (10 ms by default) of this process's clock (virtual under vtime: a
-  // bridge's set-up is not simulated time) until it holds. Throws DaemonError when a daemon dies first (described as
-  // reap() does) or when `timeout` passes ("timed out after N s waiting for WHAT; HINT").
+  // bridge's set-up is not simulated time) until it holds. Throws DaemonError when a daemon dies
+  // first (described as reap() does) or when `timeout` passes ("timed out after N s waiting for
+  // WHAT; HINT").
   template <class F>
   void wait_until(const std::string& what, std::chrono::seconds timeout, const std::string& hint, F ready,
                   std::chrono::milliseconds step = std::chrono::milliseconds(10)) {

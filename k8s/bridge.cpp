@@ -368,11 +368,6 @@ class Bridge {
 
   // --- the job-start latency (BridgeOptions::job_start_latency_ns) ---------------------------
   // Under vtime the clock is the tree's virtual one (the shim's clock_gettime and timerfd).
-  static long long monotonic_ns() {
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<long long>(ts.tv_sec) * 1'000'000'000LL + ts.tv_nsec;
-  }
 
   void arm_timer() {
     if (timer_fd_ < 0) {

@@ -70,6 +70,12 @@ std::string default_bin_dir() {
   return "";  // PATH
 }
 
+long long monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<long long>(ts.tv_sec) * 1'000'000'000LL + ts.tv_nsec;
+}
+
 Cluster::Cluster(ClusterOptions o) : o_(std::move(o)) {}
 
 Cluster::~Cluster() { stop(false); }
@@ -256,9 +262,7 @@ void Cluster::start_scheduler() {
         return node && !node->empty();
       },
       std::chrono::milliseconds(1));
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  scheduler_started_ns_ = static_cast<long long>(ts.tv_sec) * 1'000'000'000LL + ts.tv_nsec;
+  scheduler_started_ns_ = monotonic_ns();
   api_->delete_pod(kProbePod);
   wait_for("kube-scheduler", "to see the probe pod deleted", [&] { return !api_->pod_node(kProbePod); });
 }

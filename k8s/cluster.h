@@ -53,6 +53,9 @@ struct ClusterOptions {
 // them; "" for PATH.
 std::string default_bin_dir();
 
+// This process's CLOCK_MONOTONIC in ns: virtual under vtime (the shim's clock).
+long long monotonic_ns();
+
 struct ClusterError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

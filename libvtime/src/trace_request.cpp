@@ -436,13 +436,12 @@ int install_trace_filter(uint32_t serial, const ChargedCalls& charged) {
     // Charged calls (charged_calls): the writes to one descriptor, fsync and fdatasync stop; on
     // the stack, as the rest. An uncharged kind jumps to kChargeAllow.
     enum : uint8_t { kChargeAllow = 8, kChargeTrace = 9, kChargeLen = 10 };
-    const bool writes = charged.write_fd >= 0 && charged.write_ns > 0;
-    const uint8_t syncs = charged.sync_ns > 0 ? kChargeTrace : kChargeAllow;
+    const uint8_t syncs = charged.syncs() ? kChargeTrace : kChargeAllow;
     const sock_filter filter[kChargeLen] = {
         /* 0 */ stmt(kLd, kArchOff),
         /* 1 */ jump(1, BPF_JEQ, AUDIT_ARCH_X86_64, 2, kChargeAllow),
         /* 2 */ stmt(kLd, kNrOff),
-        /* 3 */ jump(3, BPF_JEQ, SYS_write, writes ? 4 : kChargeAllow, 6),
+        /* 3 */ jump(3, BPF_JEQ, SYS_write, charged.writes() ? 4 : kChargeAllow, 6),
         /* 4 */ stmt(kLd, arg_lo(0)),
         /* 5 */ jump(5, BPF_JEQ, static_cast<uint32_t>(charged.write_fd), kChargeTrace, kChargeAllow),
         /* 6 */ jump(6, BPF_JEQ, SYS_fsync, syncs, 7),

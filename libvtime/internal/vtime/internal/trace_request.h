@@ -34,12 +34,6 @@ std::string resolve_command(const std::string& file, const char* path_env);
 // an errno (ESRCH: no tracer in the session). Async-signal-safe (a forked child may call it).
 int request_trace(abi::Segment& seg);
 
-// Installs the seccomp filter that stops the calling thread (and everything it executes or
-// forks) on timed waits for the tracer. Sets no_new_privs first unless the thread has
-// CAP_SYS_ADMIN. 0 or an errno. Async-signal-safe. Only once request_trace succeeded: a filtered
-// call with no tracer attached fails with ENOSYS. getrandom stops too (tracer/determinism.h).
-// `serial` is the session's Header::serial: with the gate on, untimed epoll waits stop too, and
-// with thread turns every futex wait (tracer/serial_gate.cpp).
 // Charged calls: system calls of a traced program that cost it virtual time, named in its
 // environment, and charged by the tracer before the call runs (tracer/timed_call.h, charge):
 //   VTIME_WRITE_COST=FD:NS  each write() to descriptor FD (a program's log: a line per step it takes)
@@ -48,14 +42,23 @@ int request_trace(abi::Segment& seg);
 inline constexpr const char* kWriteCostEnv = "VTIME_WRITE_COST";
 inline constexpr const char* kSyncCostEnv = "VTIME_SYNC_COST";
 struct ChargedCalls {
-  int write_fd = -1;
+  int write_fd = -1;  // set only with a cost
   int64_t write_ns = 0;
   int64_t sync_ns = 0;
-  bool any() const { return (write_fd >= 0 && write_ns > 0) || sync_ns > 0; }
+  bool writes() const { return write_fd >= 0; }
+  bool syncs() const { return sync_ns > 0; }
+  bool any() const { return writes() || syncs(); }
 };
 // From `envp`. Async-signal-safe (no allocation): a forked child calls it before its exec.
 ChargedCalls charged_calls(const char* const* envp);
-// The charged calls stop too (one more filter, only when `charged` names any).
+
+// Installs the seccomp filter that stops the calling thread (and everything it executes or
+// forks) on timed waits for the tracer. Sets no_new_privs first unless the thread has
+// CAP_SYS_ADMIN. 0 or an errno. Async-signal-safe. Only once request_trace succeeded: a filtered
+// call with no tracer attached fails with ENOSYS. getrandom stops too (tracer/determinism.h).
+// `serial` is the session's Header::serial: with the gate on, untimed epoll waits stop too, and
+// with thread turns every futex wait (tracer/serial_gate.cpp). The charged calls stop too (one
+// more filter, only when `charged` names any).
 int install_trace_filter(uint32_t serial, const ChargedCalls& charged = {});
 
 // The clock guard of a process that may set the time (CAP_SYS_TIME permitted) and may install a
