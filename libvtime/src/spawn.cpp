@@ -68,21 +68,10 @@ void start_tracer(const Session& session, const std::string& shim_path, std::str
   if (h.tracer_pid.load() == 0) why = "vtime-tracer did not start";
 }
 
-}  // namespace
-
-SpawnResult spawn_in_session(const Session& session, const std::string& shim_path,
-                             const std::vector<std::string>& argv,
-                             const std::vector<std::pair<std::string, std::string>>& extra_env,
-                             TreeWatch* watch) {
-  SpawnResult res;
-  if (argv.empty()) {
-    res.exit_code = 125;
-    res.error = "no command given";
-    return res;
-  }
-  // Everything the child needs is built here, before fork: the caller may have threads (the
-  // broker's ZeroMQ I/O threads), and after fork the child may only make async-signal-safe calls
-  // (an allocator lock held by another thread at fork time would never be released).
+// The child's environment: the caller's, with the session, the shim, GOMAXPROCS and `extra_env`
+// set over it.
+std::vector<std::string> child_environment(const Session& session, const std::string& shim_path,
+                                           const std::vector<std::pair<std::string, std::string>>& extra_env) {
   std::vector<std::pair<std::string, std::string>> overrides = {{kSessionEnv, session.attach_spec()}};
   // Go programs run their goroutines on one thread at a time unless the user says otherwise:
   // goroutines woken at one virtual instant then run in an order no real-time race decides
@@ -102,6 +91,62 @@ SpawnResult spawn_in_session(const Session& session, const std::string& shim_pat
     if (!replaced) env_strings.push_back(std::move(entry));
   }
   for (auto& [k, v] : overrides) env_strings.push_back(k + "=" + v);
+  return env_strings;
+}
+
+// Notified sleeps (abi::kTracerNotify): decided once per session, before its first tree starts,
+// where the kernel count decides idleness and the serial gate is off (it holds waits at their
+// exit, which the tracer's own sleeps pass through). VTIME_NOTIFY=0 turns them off.
+void decide_notified_sleeps(abi::Segment& seg, const TreeWatch* watch) {
+  auto& h = seg.header;
+  if (h.notify_sleeps.load(std::memory_order_acquire) != 0) return;
+  const char* env = getenv("VTIME_NOTIFY");
+  const bool wanted = watch != nullptr && h.serial.load(std::memory_order_acquire) == 0 && !(env != nullptr && strcmp(env, "0") == 0);
+  // 3: wanted, but this machine cannot (the tracer says so once, at the first image it traces).
+  h.notify_sleeps.store(!wanted ? 2 : detail::notify_sleeps_supported() ? 1 : 3, std::memory_order_release);
+}
+
+// The child's side of the fork: only async-signal-safe calls. Reports a failure (negative: the
+// tracer refused) on `errfd` before it exits.
+[[noreturn]] void exec_child(abi::Segment& seg, pid_t parent, int errfd, bool traced, char** args, char** envp) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the controller that owns the clock
+  if (getppid() != parent) _exit(125);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  if (traced) {
+    int e = detail::request_trace(seg);
+    if (e == 0) e = detail::install_trace_filter(seg.header.serial.load(std::memory_order_acquire), detail::charged_calls(envp));
+    if (e != 0) {
+      e = -e;  // negative: the tracer refused (see below)
+      ssize_t w = write(errfd, &e, sizeof e);
+      (void)w;
+      _exit(125);
+    }
+  }
+  execvpe(args[0], args, envp);
+  int e = errno;
+  ssize_t w = write(errfd, &e, sizeof e);
+  (void)w;
+  _exit(e == ENOENT ? 127 : 126);
+}
+
+}  // namespace
+
+SpawnResult spawn_in_session(const Session& session, const std::string& shim_path,
+                             const std::vector<std::string>& argv,
+                             const std::vector<std::pair<std::string, std::string>>& extra_env,
+                             TreeWatch* watch) {
+  SpawnResult res;
+  if (argv.empty()) {
+    res.exit_code = 125;
+    res.error = "no command given";
+    return res;
+  }
+  // Everything the child needs is built here, before fork: the caller may have threads (the
+  // broker's ZeroMQ I/O threads), and after fork the child may only make async-signal-safe calls
+  // (an allocator lock held by another thread at fork time would never be released).
+  std::vector<std::string> env_strings = child_environment(session, shim_path, extra_env);
   std::vector<char*> envp;
   for (auto& e : env_strings) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -131,15 +176,7 @@ SpawnResult spawn_in_session(const Session& session, const std::string& shim_pat
     res.error = std::string("pipe: ") + strerror(errno);
     return res;
   }
-  // Notified sleeps (abi::kTracerNotify): decided once per session, before its first tree starts,
-  // where the kernel count decides idleness and the serial gate is off (it holds waits at their
-  // exit, which the tracer's own sleeps pass through). VTIME_NOTIFY=0 turns them off.
-  if (auto& h = seg.header; h.notify_sleeps.load(std::memory_order_acquire) == 0) {
-    const char* env = getenv("VTIME_NOTIFY");
-    const bool wanted = watch != nullptr && h.serial.load(std::memory_order_acquire) == 0 && !(env != nullptr && strcmp(env, "0") == 0);
-    // 3: wanted, but this machine cannot (the tracer says so once, at the first image it traces).
-    h.notify_sleeps.store(!wanted ? 2 : detail::notify_sleeps_supported() ? 1 : 3, std::memory_order_release);
-  }
+  decide_notified_sleeps(seg, watch);
   pid_t parent = getpid();
   if (watch) watch->adopt_next_fork();
   pid_t child = fork();
@@ -150,26 +187,7 @@ SpawnResult spawn_in_session(const Session& session, const std::string& shim_pat
   }
   if (child == 0) {
     close(errpipe[0]);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the controller that owns the clock
-    if (getppid() != parent) _exit(125);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    if (traced) {
-      int e = detail::request_trace(seg);
-      if (e == 0) e = detail::install_trace_filter(seg.header.serial.load(std::memory_order_acquire), detail::charged_calls(envp.data()));
-      if (e != 0) {
-        e = -e;  // negative: the tracer refused (see below)
-        ssize_t w = write(errpipe[1], &e, sizeof e);
-        (void)w;
-        _exit(125);
-      }
-    }
-    execvpe(args[0], args.data(), envp.data());
-    int e = errno;
-    ssize_t w = write(errpipe[1], &e, sizeof e);
-    (void)w;
-    _exit(e == ENOENT ? 127 : 126);
+    exec_child(seg, parent, errpipe[1], traced, args.data(), envp.data());
   }
   close(errpipe[1]);
   int child_errno = 0;

@@ -1,6 +1,8 @@
 // The tree report's reading of blocked threads (see tree_report.h).
 #include "tree_report.h"
 
+#include <vtime/internal/slots.h>
+
 #include "waiter_kinds.h"
 
 #include <sys/syscall.h>
@@ -11,7 +13,22 @@
 #include <fstream>
 #include <string>
 
-namespace vtime::detail {
+namespace vtime {
+
+std::string to_string(const ThreadReport& t) {
+  return "pid " + std::to_string(t.pid) + " tid " + std::to_string(t.tid) + " (" + t.comm + ") [" +
+         std::string(1, t.state) + "]: " + t.waits_on;
+}
+
+const char* reason_name(uint32_t reason) {
+  static const char* names[] = {"wait", "sleep", "poll", "select", "epoll_wait", "condition variable",
+                                "semaphore", "mutex", "rwlock", "futex", "join", "sigtimedwait",
+                                "POSIX timer", "timerfd", "alarm/itimer", "CPU time (--cpu-model calls)"};
+  static_assert(sizeof names / sizeof names[0] == abi::kReasonCount);
+  return reason < abi::kReasonCount ? names[reason] : "wait";
+}
+
+namespace detail {
 
 const char* syscall_name(long nr) {
   switch (nr) {
@@ -111,4 +128,58 @@ std::string real_timeout_of(pid_t pid, const char* line) {
   return buf;
 }
 
-}  // namespace vtime::detail
+std::vector<ThreadReport> describe_tree(abi::Segment& seg, ProcReader& proc, const std::vector<pid_t>& pids) {
+  std::vector<ThreadReport> out;
+  for (pid_t pid : pids) {
+    std::vector<ThreadSample> threads;
+    proc.sample_threads(pid, threads);
+    for (auto& t : threads) {
+      ThreadReport r;
+      r.pid = pid;
+      r.tid = t.tid;
+      r.state = t.state;
+      char path[96];
+      snprintf(path, sizeof path, "/proc/%d/task/%d/comm", static_cast<int>(pid), static_cast<int>(t.tid));
+      r.comm = ProcReader::read_small(path);
+      if (!r.comm.empty() && r.comm.back() == '\n') r.comm.pop_back();
+      for (uint32_t i = 0, n = waiter_limit(seg); i < n; ++i) {
+        auto& w = seg.waiters[i];
+        uint32_t st = w.state.load();
+        if ((st != abi::kWaiting && st != abi::kWoken) || w.is_timer.load() || w.tid.load() != t.tid) continue;
+        int64_t d = w.deadline.load();
+        char buf[160];
+        if (d == abi::kNoDeadline) {
+          snprintf(buf, sizeof buf, "%s with no timeout", reason_name(w.reason.load()));
+        } else {
+          snprintf(buf, sizeof buf, "%s until virtual %" PRId64 ".%09" PRId64 " s", reason_name(w.reason.load()),
+                   d / 1000000000, d % 1000000000);
+        }
+        r.waits_on = buf;
+      }
+      if (r.waits_on.empty() && t.state != 'Z' && !t.running && t.syscall_nr >= 0) {
+        char line[256];
+        int n = proc.syscall_line(pid, t.tid, line, sizeof line - 1);
+        if (n > 0) {
+          line[n] = 0;
+          r.real_timeout = real_timeout_of(pid, line);
+          if (!r.real_timeout.empty()) r.waits_on = r.real_timeout + ", which vtime does not control";
+        }
+      }
+      if (r.waits_on.empty()) {
+        // The sample already read /proc/.../syscall.
+        long nr = t.syscall_nr;
+        const char* name = syscall_name(nr);
+        if (t.state == 'Z') r.waits_on = "exited (zombie)";
+        else if (t.running) r.waits_on = "running";
+        else if (name) r.waits_on = std::string(name) + " (blocking call, no virtual timeout)";
+        else if (nr >= 0) r.waits_on = "system call " + std::to_string(nr) + " (no virtual timeout)";
+        else r.waits_on = "unknown";
+      }
+      out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+}  // namespace detail
+}  // namespace vtime

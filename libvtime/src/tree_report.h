@@ -3,9 +3,14 @@
 // nothing about idleness or time.
 #pragma once
 
+#include <vtime/abi.h>
+#include <vtime/controller.h>
+#include <vtime/internal/proc_reader.h>
+
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 namespace vtime::detail {
 
@@ -17,5 +22,8 @@ const char* syscall_name(long nr);
 // untimed tagged form of a wait vtime controls). Timeouts behind pointers are read from the
 // memory of process `pid`.
 std::string real_timeout_of(pid_t pid, const char* line);
+
+// Every thread of the processes `pids`, with what it waits on in words (Controller::describe).
+std::vector<ThreadReport> describe_tree(abi::Segment& seg, ProcReader& proc, const std::vector<pid_t>& pids);
 
 }  // namespace vtime::detail
