@@ -12,15 +12,22 @@
 #include <vtime/sweep/plots.h>
 #include <vtime/sweep/process_pool.h>
 #include <vtime/sweep/report.h>
+#include <vtime/sweep/slurm_executor.h>
+#include <vtime/sweep/task_file.h>
+#include <vtime/sweep/tool_run.h>
 
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -35,6 +42,12 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int kExitSomeReferenceFailed = 1;
+// --executor slurm: the cluster cannot take the sweep (no Slurm tools, slurmctld does not answer,
+// sbatch refuses the options); nothing was submitted.
+constexpr int kExitCluster = 3;
+// --executor slurm: every run ended, but some of their tasks were ended from outside (scancel, a
+// time limit, a lost node): recorded with that status; --resume runs them again.
+constexpr int kExitTasksEnded = 4;
 
 struct SweepOptions {
   RunOptions run;  // the fixed run options (and the scheduler command)
@@ -49,6 +62,8 @@ struct SweepOptions {
   bool no_plots = false;
   std::string gnuplot = "gnuplot";
   bool quiet = false;
+  std::string executor = "local";
+  sweep::SlurmOptions slurm;
   // Filled after parsing: the run options given on the command line, as arguments.
   std::vector<std::pair<std::string, std::vector<std::string>>> given;
 };
@@ -138,6 +153,17 @@ class Sweep {
       if (!names.count(h)) return usage("the scheduler's arguments use {" + h + "} but no --param " + h + "=VALUES is given");
     if (!given("platform") && !given("hosts") && !names.count("platform") && !names.count("hosts"))
       return usage("give a platform (-p FILE) or a host count (--hosts N)");
+    if (o_.executor != "slurm") {
+      const sweep::SlurmOptions defaults;
+      if (!o_.slurm.partition.empty() || !o_.slurm.time_limit.empty() || !o_.slurm.sbatch_args.empty() ||
+          o_.slurm.throttle != defaults.throttle || o_.slurm.runs_per_task != defaults.runs_per_task ||
+          o_.slurm.poll_s != defaults.poll_s)
+        return usage("--partition, --time-limit, --sbatch-arg, --array-throttle, --runs-per-task and --slurm-poll "
+                     "need --executor slurm");
+    } else {
+      if (auto bad = sweep::check_slurm_options(o_.slurm); !bad.empty()) return usage(bad);
+      if (o_.slurm.throttle == 0 && o_.jobs > 0) o_.slurm.throttle = o_.jobs;  // -j J: J tasks at a time
+    }
 
     // Inputs: every workload and platform loads, or nothing starts.
     for (auto& w : o_.workloads) {
@@ -169,7 +195,46 @@ class Sweep {
       std::string err = check_run_argv(argv);
       if (!err.empty()) return usage("the run " + r.id + " would fail: " + err);
     }
-    return check_dir();
+    if (o_.executor == "slurm") {
+      o_.slurm.vtime = exe_;
+      o_.slurm.work_dir = fs::absolute(o_.dir).string() + "/slurm";
+      if (auto down = sweep::check_cluster(o_.slurm); !down.empty()) {
+        fprintf(stderr, "vtime sweep: --executor slurm: %s; nothing was submitted\n", down.c_str());
+        return kExitCluster;
+      }
+    }
+    if (int code = check_dir()) return code;
+    return lock_dir();
+  }
+
+  // One sweep at a time in a DIR: an exclusive lock on DIR/sweep.lock for the sweep's life (a
+  // second sweep, or a --resume while the first still runs, is refused).
+  int lock_dir() {
+    const std::string path = o_.dir + "/sweep.lock";
+    lock_fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock_fd_ < 0) return usage("cannot open " + path + ": " + strerror(errno));
+    if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+      char pid[32] = {0};
+      ssize_t n = pread(lock_fd_, pid, sizeof pid - 1, 0);
+      std::string who = n > 0 ? " (pid " + std::string(pid, static_cast<size_t>(n)) + ")" : "";
+      return usage("another vtime sweep" + who + " is running in " + o_.dir + "; wait for it or give another DIR");
+    }
+    const std::string me = std::to_string(getpid());
+    if (ftruncate(lock_fd_, 0) == 0 && pwrite(lock_fd_, me.data(), me.size(), 0) < 0) {
+      // The pid is only a courtesy to the next sweep's message.
+    }
+    // Tasks of an earlier, interrupted sweep in this DIR may still be on the cluster.
+    const std::string jobs = o_.dir + "/slurm/jobs";
+    std::error_code ec;
+    if (fs::exists(jobs, ec) && sweep::in_path("squeue")) {
+      std::ifstream in(jobs);
+      std::string list;
+      for (std::string id, stage; in >> id >> stage;) list += (list.empty() ? "" : ",") + id;
+      sweep::ToolResult q = sweep::run_tool({"squeue", "-h", "-j", list, "-o", "%i"}, 60);
+      if (q.ran() && q.exit_code == 0 && !q.out.empty())
+        return usage("Slurm still has tasks of this sweep (squeue -j " + list + "): wait for them or scancel them");
+    }
+    return 0;
   }
 
   bool given(const std::string& name) const {
@@ -274,7 +339,8 @@ class Sweep {
     size_t already = 0;
     for (size_t i = 0; i < plan_.runs.size(); ++i) {
       const std::string d = o_.dir + "/runs/" + plan_.runs[i].id;
-      if (sweep::read_result(d)) {
+      // A run whose task was ended from outside (cancelled, its node lost) runs again.
+      if (auto res = sweep::read_result(d); res && !sweep::executor_fault(res->status)) {
         ++already;
         continue;
       }
@@ -287,24 +353,32 @@ class Sweep {
     for (const auto& c : plan_.configurations)
       for (size_t i : c.runs) reference_of[i] = c.reference_run;
     const size_t jobs = o_.jobs > 0 ? static_cast<size_t>(o_.jobs) : std::max(1u, std::thread::hardware_concurrency());
+    const bool slurm = o_.executor == "slurm";
+    std::string at_a_time = std::to_string(jobs) + " at a time";
+    if (slurm) {
+      at_a_time = "as Slurm job arrays, " + std::to_string(o_.slurm.runs_per_task) + " run" +
+                  (o_.slurm.runs_per_task == 1 ? "" : "s") + " per task" +
+                  (o_.slurm.throttle > 0 ? ", " + std::to_string(o_.slurm.throttle) + " tasks at a time" : std::string());
+    }
     if (!o_.quiet)
       fprintf(stderr, "vtime sweep: %zu runs (%zu configurations x %zu workload%s, %d repetition%s, exact references)%s, "
-              "%zu at a time\n",
+              "%s\n",
               plan_.runs.size(), plan_.configurations.size() / std::max<size_t>(1, plan_.workloads.size()),
               plan_.workloads.size(), plan_.workloads.size() == 1 ? "" : "s", o_.repeat, o_.repeat == 1 ? "" : "s",
-              resuming_ ? (", " + std::to_string(already) + " already done").c_str() : "", jobs);
+              resuming_ ? (", " + std::to_string(already) + " already done").c_str() : "", at_a_time.c_str());
 
     sim::install_stop_signals();
     const bool tty = isatty(2) && !o_.quiet;
     const auto start = std::chrono::steady_clock::now();
-    size_t done = 0, failed = 0, running = 0;
+    size_t done = 0, failed = 0, running = 0, queued = 0;
     auto progress = [&] {
       if (!tty) return;
       double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::string eta = done ? human_duration(elapsed / static_cast<double>(done) * static_cast<double>(todo.size() - done))
                              : std::string("?");
-      fprintf(stderr, "\r\033[Kvtime sweep: %zu/%zu runs done, %zu running, %zu failed, ETA %s", already + done,
-              plan_.runs.size(), running, failed, eta.c_str());
+      std::string waiting = slurm ? ", " + std::to_string(queued) + " queued" : std::string();
+      fprintf(stderr, "\r\033[Kvtime sweep: %zu/%zu runs done, %zu running%s, %zu failed, ETA %s", already + done,
+              plan_.runs.size(), running, waiting.c_str(), failed, eta.c_str());
     };
     bool write_failed = false;
     sweep::PoolOptions po;
@@ -331,8 +405,15 @@ class Sweep {
       if (!tty && !o_.quiet)
         fprintf(stderr, "vtime sweep: [%zu/%zu] %s: %s (%.2f s)\n", already + done, plan_.runs.size(), r.id.c_str(),
                 status.c_str(), out.wall_s);
+      if (!out.reason.empty() && !o_.quiet)
+        fprintf(stderr, "%svtime sweep: %s: %s (%s)\n", tty ? "\r\033[K" : "", r.id.c_str(), status.c_str(), out.reason.c_str());
       progress();
     };
+    po.on_queued = [&](size_t n) {
+      queued = n;
+      progress();
+    };
+    std::string executor_error;
     // A timeout-policy scheduler that lost an event may ask for wake-ups forever: the other runs
     // end past --sim-limit times their reference's makespan (read once per reference).
     std::map<size_t, double> limit_of;
@@ -358,10 +439,15 @@ class Sweep {
         commands.push_back({run_argv(r, limit), d + "/run.log"});
         stage.push_back(i);
       }
+      if (slurm) return sweep::run_on_slurm(commands, po, o_.slurm, references ? "references" : "runs", &executor_error);
       return sweep::run_all(commands, po);
     };
     bool complete = run_stage(true) && run_stage(false);
     if (tty) fprintf(stderr, "\r\033[K");
+    if (!executor_error.empty()) {
+      fprintf(stderr, "vtime sweep: --executor slurm: %s\n", executor_error.c_str());
+      return kExitCluster;
+    }
 
     // The tables and figures from whatever is finished, also after an interruption.
     sweep::Report rep = sweep::build_report(plan_, o_.dir);
@@ -393,6 +479,14 @@ class Sweep {
               finished, not_ok, human_duration(elapsed).c_str(), o_.dir.c_str(), o_.dir.c_str(), figures, o_.dir.c_str());
     if (write_failed) return kExitInternal;
     int code = 0;
+    size_t ended = 0;
+    for (const auto& m : rep.runs) ended += m.result && sweep::executor_fault(m.result->status) ? 1 : 0;
+    if (ended > 0) {
+      fprintf(stderr, "vtime sweep: %zu run%s did not finish: %s task%s ended from outside (the reasons above and in "
+              "their result.json); --resume runs them again\n", ended, ended == 1 ? "" : "s", ended == 1 ? "its" : "their",
+              ended == 1 ? " was" : "s were");
+      return kExitTasksEnded;
+    }
     for (size_t i = 0; i < plan_.runs.size(); ++i) {
       const auto& m = rep.runs[i];
       if (plan_.runs[i].reference && m.result && m.result->status != "ok") {
@@ -409,6 +503,7 @@ class Sweep {
   sweep::Plan plan_;
   int sync_swept_ = -1;
   bool resuming_ = false;
+  int lock_fd_ = -1;  // DIR/sweep.lock, held (flock) until the process ends
 };
 
 }  // namespace
@@ -421,9 +516,12 @@ Subcommand register_sweep(CLI::App& root) {
       "min-delay, max-timestep, or a {NAME} in the scheduler's arguments) x each workload x --repeat,\n"
       "plus the exact reference of each; writes DIR/runs.csv, DIR/summary.csv and figures in\n"
       "DIR/plots (docs/sweep.md). VALUES: 1,2,5 or FIRST:LAST:STEP (0ms:100ms:1ms) or\n"
-      "log:FIRST:LAST:COUNT. Runs use --sync timeout unless told otherwise. Exit status: 0 done;\n"
-      "1 an exact reference failed; 2 usage (nothing run); 125 internal; 128+N interrupted by\n"
-      "signal N (finished runs kept: --resume).");
+      "log:FIRST:LAST:COUNT. Runs use --sync timeout unless told otherwise. --executor slurm runs\n"
+      "them as tasks of Slurm job arrays on a shared DIR (docs/sweep.md \"On a Slurm cluster\").\n"
+      "Exit status: 0 done; 1 an exact reference failed; 2 usage (nothing run); 3 the Slurm cluster\n"
+      "cannot take the sweep (nothing submitted); 4 Slurm ended some runs' tasks (scancel, time\n"
+      "limit, node lost: --resume runs them again); 125 internal; 128+N interrupted by signal N\n"
+      "(finished runs kept: --resume).");
   const size_t before = app->get_options().size();
   add_run_options(*app, o->run);
   // The sweep sets these per run itself.
@@ -453,6 +551,23 @@ Subcommand register_sweep(CLI::App& root) {
   app->add_flag("--no-plots", o->no_plots, "write the tables only");
   app->add_option("--gnuplot", o->gnuplot, "the gnuplot program that renders the figures")->capture_default_str();
   app->add_flag("-q,--quiet", o->quiet, "no progress and no summary");
+  // Where the runs run (docs/sweep.md "On a Slurm cluster").
+  app->add_option("--executor", o->executor, "local (child processes, -j at a time) or slurm (Slurm job arrays)")
+      ->check(CLI::IsMember({"local", "slurm"}))
+      ->capture_default_str();
+  app->add_option("--partition", o->slurm.partition, "slurm: the partition of the tasks (sbatch --partition)");
+  app->add_option("--time-limit", o->slurm.time_limit, "slurm: each task's time limit (sbatch --time: MINUTES, HH:MM:SS, D-HH:MM...)")
+      ->option_text("TIME");
+  app->add_option("--sbatch-arg", o->slurm.sbatch_args,
+                  "slurm: one more sbatch argument for every task, written --sbatch-arg=--mem=2G (repeatable)")
+      ->option_text("ARG")
+      ->allow_extra_args(false);
+  app->add_option("--array-throttle", o->slurm.throttle, "slurm: tasks of an array running at once (sbatch --array=...%N; default -j if given, else no limit)")
+      ->option_text("N");
+  app->add_option("--runs-per-task", o->slurm.runs_per_task, "slurm: runs each task runs one after another (for short runs)")
+      ->capture_default_str();
+  app->add_option("--slurm-poll", o->slurm.poll_s, "slurm: seconds between looks at the queue and the finished runs")
+      ->capture_default_str();
   app->add_option("scheduler", o->run.command, "The scheduler command and its arguments (after --)")->required();
   app->positionals_at_end(true);
   return {app, [o, run_opts] {
@@ -468,6 +583,33 @@ Subcommand register_sweep(CLI::App& root) {
             }
             Sweep s(*o);
             return s.run();
+          }};
+}
+
+Subcommand register_sweep_task(CLI::App& root) {
+  auto file = std::make_shared<std::string>();
+  auto index = std::make_shared<size_t>(0);
+  CLI::App* app = root.add_subcommand(
+      "sweep-task",
+      "One task of `vtime sweep --executor slurm` (run by Slurm, not by hand): runs the runs of\n"
+      "task INDEX of FILE one after another and writes each one's outcome.json. Exit status: 0\n"
+      "every run ended; 1 an outcome could not be written; 2 bad FILE or INDEX; 128+N stopped by\n"
+      "signal N (scancel, a time limit).");
+  app->group("");  // not listed in `vtime --help`: the sweep's own
+  app->add_option("file", *file, "The stage's task file (DIR/slurm/STAGE.json)")->required();
+  app->add_option("index", *index, "The array index ($SLURM_ARRAY_TASK_ID)")->required();
+  return {app, [file, index] {
+            auto tf = sweep::read_task_file(*file);
+            if (!tf) {
+              fprintf(stderr, "vtime sweep-task: %s\n", tf.error().c_str());
+              return kExitUsage;
+            }
+            if (*index >= tf->tasks.size()) {
+              fprintf(stderr, "vtime sweep-task: %s has %zu tasks, no index %zu\n", file->c_str(), tf->tasks.size(), *index);
+              return kExitUsage;
+            }
+            sim::install_stop_signals();
+            return sweep::run_task(*tf, *index, [] { return sim::stop_signal(); });
           }};
 }
 

@@ -33,6 +33,8 @@ Subcommand register_slurm(CLI::App& root);
 Subcommand register_k8s(CLI::App& root);
 Subcommand register_validate(CLI::App& root);
 Subcommand register_sweep(CLI::App& root);
+// `vtime sweep-task`: one Slurm task of `vtime sweep --executor slurm` (hidden from --help).
+Subcommand register_sweep_task(CLI::App& root);
 Subcommand register_workload(CLI::App& root);
 Subcommand register_completion(CLI::App& root);
 

@@ -72,6 +72,7 @@ int main(int argc, char** argv) {
 #endif
 #ifdef VTIME_WITH_SWEEP
   commands.push_back(vtime::cli::register_sweep(root));
+  commands.push_back(vtime::cli::register_sweep_task(root));
 #endif
 #ifdef VTIME_WITH_SLURM
   commands.push_back(vtime::cli::register_slurm(root));

@@ -33,18 +33,7 @@ struct Running {
 // repeated by hand.
 std::string shell_line(const std::vector<std::string>& argv) {
   std::string out = "$";
-  for (const auto& a : argv) {
-    bool plain = !a.empty() && a.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                                   "0123456789_./=:,@%+-{}") == std::string::npos;
-    out += " ";
-    if (plain) {
-      out += a;
-      continue;
-    }
-    out += "'";
-    for (char ch : a) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-    out += "'";
-  }
+  for (const auto& a : argv) out += " " + shell_word(a);
   return out + "\n";
 }
 
@@ -81,6 +70,15 @@ pid_t spawn(const Command& c) {
 }
 
 }  // namespace
+
+std::string shell_word(const std::string& a) {
+  bool plain = !a.empty() && a.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                 "0123456789_./=:,@%+-{}") == std::string::npos;
+  if (plain) return a;
+  std::string out = "'";
+  for (char ch : a) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
 
 bool run_all(const std::vector<Command>& commands, const PoolOptions& o) {
   std::map<size_t, Running> running;

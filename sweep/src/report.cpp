@@ -64,6 +64,7 @@ bool write_file_atomic(const std::string& path, const std::string& text) {
 }
 
 std::string status_of(const Outcome& o) {
+  if (!o.fault.empty()) return o.fault;
   if (o.timed_out) return "timeout";
   if (o.signal) return "killed";
   switch (o.exit_code) {
@@ -76,6 +77,11 @@ std::string status_of(const Outcome& o) {
     case 8: return "sim_time_limit";
     default: return "error";
   }
+}
+
+bool executor_fault(const std::string& s) {
+  return s == "cancelled" || s == "task_timeout" || s == "node_fail" || s == "preempted" || s == "task_failed" ||
+         s == "lost";
 }
 
 FailureKind failure_kind(const std::string& s) {
@@ -91,6 +97,7 @@ bool write_result(const std::string& run_dir, const Outcome& o, std::string* err
   j["status"] = status_of(o);
   j["exit_code"] = o.exit_code;
   j["wall_s"] = o.wall_s;
+  if (!o.reason.empty()) j["reason"] = o.reason;
   if (!write_file_atomic(run_dir + "/result.json", j.dump() + "\n")) {
     *error = "cannot write " + run_dir + "/result.json";
     return false;
@@ -107,6 +114,7 @@ std::optional<RunResult> read_result(const std::string& run_dir) {
   r.status = j["status"].get<std::string>();
   r.exit_code = j.value("exit_code", -1);
   r.wall_s = j.value("wall_s", 0.0);
+  r.reason = j.value("reason", std::string());
   return r;
 }
 

@@ -1,12 +1,16 @@
 #!/usr/bin/python3
 """`vtime sweep` end to end (issue 13's acceptance): real `vtime run`s of the example schedulers on
 a small workload (small_8.json: 8 jobs on 2 hosts), their tables and figures checked against the
-runs' own outputs, resume after Ctrl-C, and every bad input. One case per ctest test:
+runs' own outputs, resume after Ctrl-C, and every bad input; and the Slurm executor (issue 44)
+through a private real-time Slurm cluster of Debian's daemons (slurmctld and three slurmd on
+loopback, bench/slurm_validation.py's): the same tables as the local executor, a task cancelled
+with scancel, and the options and clusters it must refuse. One case per ctest test:
 
     sweep_cases.py CASE --vtime BIN --periodic-fcfs BIN     (or --list)
 """
 import csv
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -14,10 +18,12 @@ import time
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from bridge_cases import BridgeCase, Failure, check, main, read, rows  # noqa: E402
+from bridge_cases import BridgeCase, Failure, Skip, check, main, read, rows  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKLOAD = os.path.join(HERE, "small_8.json")
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
+import slurm_validation as sv  # noqa: E402 (a private real-time Slurm cluster)
 
 RUNS_COLUMNS = ["run", "workload", "sync", "reference", "repeat", "status", "exit_code", "makespan",
                 "mean_waiting_time", "nb_jobs", "nb_jobs_rejected", "nb_jobs_killed", "mean_abs_start_delta",
@@ -277,7 +283,185 @@ def bad_input(c):
     check("not empty" in err, "a non-empty DIR: " + err)
 
 
-CASES = {"grid": grid, "placeholder": placeholder, "resume": resume, "failures": failures, "bad_input": bad_input}
+class PrivateSlurm:
+    """A private Slurm cluster of `nodes` one-CPU nodes on loopback, in real time, for the Slurm
+    executor's tests; env() is the environment that talks to it (SLURM_CONF)."""
+
+    def __init__(self, d, nodes=3):
+        sv.NODES = nodes
+        self.cluster = sv.RealCluster(d, ["SchedulerType=sched/builtin", "MinJobAge=600"])
+
+    def __enter__(self):
+        try:
+            self.cluster.start()
+        except sv.SetupError as e:
+            raise Failure("the private Slurm cluster did not start: %s" % e)
+        return self
+
+    def __exit__(self, *exc):
+        self.cluster.stop()
+
+    def env(self):
+        return dict(self.cluster.env)
+
+    def tool(self, argv):
+        return self.cluster.tool(argv)
+
+
+def slurm_sweep_cmd(c, out, params, sched_args, extra):
+    cmd = [c.a.vtime, "sweep", "--hosts", "2", "-w", WORKLOAD, "-o", out]
+    for p in params:
+        cmd += ["--param", p]
+    return cmd + list(extra) + ["--", c.a.periodic_fcfs, "-s", "{endpoint}"] + list(sched_args)
+
+
+def decided_columns(path):
+    """A table's lines without the columns that depend on real time (wall_s and its statistics)."""
+    with open(path) as f:
+        r = list(csv.reader(f))
+    keep = [i for i, h in enumerate(r[0]) if not h.startswith("wall_s")]
+    return [[row[i] for i in keep] for row in r]
+
+
+def slurm_executor(c):
+    """24 exact runs (12 periods x 2 workloads) as tasks of a Slurm job array, two runs per task, on
+    a private 3-node cluster: runs.csv and summary.csv equal the local executor's (-j 2) but for
+    the wall-time columns; progress lines are printed; the sweep leaves nothing queued."""
+    if not shutil.which("slurmctld") or not shutil.which("sbatch"):
+        raise Skip("Slurm's daemons and client are not installed")
+    second = c.write("small_8b.json", read(WORKLOAD))
+    periods = ["period=1,2,3,4,5,6,7,8,9,10,11,12"]
+    args = ["--period", "{period}"]
+    common = ["--sync", "exact", "--no-plots", "-w", second]
+    local = c.path("local")
+    c.run(slurm_sweep_cmd(c, local, periods, args, common + ["-j", "2"]), "local sweep")
+    with PrivateSlurm(c.path("cluster")) as slurm:
+        out = c.path("on-slurm")
+        err = c.run(slurm_sweep_cmd(c, out, periods, args, common + ["--executor", "slurm", "--runs-per-task", "2",
+                                                                     "--slurm-poll", "0.5"]),
+                    "slurm sweep", env=slurm.env())
+        check(err.count("] ") == 24, "24 progress lines expected:\n" + err)
+        check("as Slurm job arrays, 2 runs per task" in err, "the sweep does not say how it runs:\n" + err)
+        q = slurm.tool(["squeue", "-h"])
+        check(q.stdout.strip() == "", "tasks left in the queue:\n" + q.stdout)
+        tasks = [f for f in os.listdir(os.path.join(out, "slurm")) if f.endswith(".out")]
+        check(len(tasks) == 12, "12 task outputs expected (24 runs, 2 per task), found %d" % len(tasks))
+    for name in ("runs.csv", "summary.csv"):
+        a, b = decided_columns(os.path.join(local, name)), decided_columns(os.path.join(out, name))
+        check(len(a) == (25 if name == "runs.csv" else len(a)) and a == b,
+              "%s differs between the local and the Slurm executor:\n%s\n%s" % (name, a, b))
+    for r in table(os.path.join(out, "runs.csv"))[1]:
+        check(r["status"] == "ok", "run %s: %s" % (r["run"], r["status"]))
+        check(read(os.path.join(out, "runs", r["run"], "out_jobs.csv")) ==
+              read(os.path.join(local, "runs", r["run"], "out_jobs.csv")), "%s: _jobs.csv differs" % r["run"])
+
+
+def slurm_cancel(c):
+    """A task cancelled mid-run (scancel) is reported as cancelled, with Slurm's state and the
+    task's output; --resume runs that run again and only it; a second sweep on the DIR while the
+    first runs is refused."""
+    if not shutil.which("slurmctld") or not shutil.which("sbatch"):
+        raise Skip("Slurm's daemons and client are not installed")
+    params = ["period=1,2,3"]
+    # Each pass burns 150 ms of real CPU: a run takes seconds, long enough to be cancelled mid-run.
+    args = ["--period", "{period}", "--decision-cost", "150"]
+    extra = ["--sync", "exact", "--no-plots", "--executor", "slurm", "--slurm-poll", "0.5"]
+    with PrivateSlurm(c.path("cluster")) as slurm:
+        out = c.path("cancel")
+        cmd = slurm_sweep_cmd(c, out, params, args, extra)
+        resume_cmd = slurm_sweep_cmd(c, out, params, args, extra + ["--resume"])
+        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=slurm.env())
+        victim = None
+        deadline = time.time() + 120
+        while victim is None and time.time() < deadline and p.poll() is None:
+            q = slurm.tool(["squeue", "-h", "-r", "-o", "%i %t"])
+            running = sorted(line.split()[0] for line in q.stdout.splitlines() if line.endswith(" R"))
+            if running:
+                time.sleep(1.5)  # well inside its run
+                victim = running[0]
+            else:
+                time.sleep(0.2)
+        check(victim is not None, "no task of the sweep ever ran")
+        # A second sweep on the same DIR meanwhile: refused, nothing touched.
+        err2 = c.run(resume_cmd, "second sweep", expect=2, env=slurm.env())
+        check("another vtime sweep" in err2, "a second sweep on a busy DIR: " + err2)
+        r = slurm.tool(["scancel", victim])
+        check(r.returncode == 0, "scancel %s: %s" % (victim, r.stderr))
+        _, err = p.communicate(timeout=300)
+        sys.stderr.write(err)
+        check(p.returncode == 4, "the sweep exited %d, expected 4 (a task ended from outside):\n%s" % (p.returncode, err))
+        check("--resume runs them again" in err, "the sweep does not say how to finish:\n" + err)
+        _, runs = table(os.path.join(out, "runs.csv"))
+        cancelled = [r for r in runs if r["status"] == "cancelled"]
+        check(len(runs) == 3 and len(cancelled) == 1, "one cancelled run of 3 expected: %s" %
+              [(r["run"], r["status"]) for r in runs])
+        check("CANCELLED" in err and "cancelled" in err, "no reason for the cancelled run:\n" + err)
+        result = read(os.path.join(out, "runs", cancelled[0]["run"], "result.json"))
+        check("CANCELLED" in result, "result.json has no reason: " + result)
+        kept = {r["run"]: os.stat(os.path.join(out, "runs", r["run"], "result.json")).st_mtime_ns
+                for r in runs if r["status"] == "ok"}
+        err = c.run(resume_cmd, "resume", env=slurm.env())
+        check(err.count("] ") == 1, "--resume ran %d runs, 1 was cancelled:\n%s" % (err.count("] "), err))
+        for run, mtime in kept.items():
+            check(os.stat(os.path.join(out, "runs", run, "result.json")).st_mtime_ns == mtime, "--resume ran %s again" % run)
+        _, runs = table(os.path.join(out, "runs.csv"))
+        check(len(runs) == 3 and all(r["status"] == "ok" for r in runs), "after --resume: %s" %
+              [(r["run"], r["status"]) for r in runs])
+
+
+SLURM_BAD = [
+    # (what, extra options, exit status, words the one error line must hold)
+    ("bad time limit", ["--executor", "slurm", "--time-limit", "1:2:3:4"], 2, "not a Slurm time"),
+    ("an argument the sweep sets", ["--executor", "slurm", "--sbatch-arg=--array=0-3"], 2, "sets --array itself"),
+    ("no runs per task", ["--executor", "slurm", "--runs-per-task", "0"], 2, "at least 1"),
+    ("a Slurm option without the executor", ["--partition", "batch"], 2, "need --executor slurm"),
+    ("an unknown executor", ["--executor", "k8s"], 2, "k8s not in {local,slurm}"),
+]
+
+
+def slurm_refuse(c):
+    """Malformed executor options, a slurmctld that does not answer, no Slurm tools, a partition
+    the cluster does not have: one clear line, a distinct exit status, nothing submitted or
+    written."""
+    for what, extra, code, words in SLURM_BAD:
+        out = c.path("bad")
+        err = c.run(slurm_sweep_cmd(c, out, ["period=1"], ["--period", "{period}"], ["--sync", "exact"] + extra),
+                    what, expect=code)
+        # One line (CLI11's own refusals add "Run with --help for more information.").
+        lines = [x for x in err.strip().splitlines() if x and not x.startswith("Run with --help")]
+        check(len(lines) == 1 and words in lines[0], "%s: expected one line with %r, got:\n%s" % (what, words, err))
+        check(not os.path.exists(out), "%s: %s was created" % (what, out))
+    if not shutil.which("slurmctld") or not shutil.which("sbatch"):
+        raise Skip("Slurm's daemons and client are not installed")
+    ok = ["--sync", "exact", "--executor", "slurm"]
+    # A configuration whose slurmctld is not running.
+    d = c.path("down")
+    os.makedirs(d)
+    port = sv.free_ports(2)
+    conf = os.path.join(d, "slurm.conf")
+    with open(conf, "w") as f:
+        f.write(sv.make_slurm_conf(d, port, []))
+    env = dict(os.environ, SLURM_CONF=conf)
+    out = c.path("bad")
+    err = c.run(slurm_sweep_cmd(c, out, ["period=1"], ["--period", "{period}"], ok), "down", expect=3, env=env)
+    check("slurmctld does not answer" in err and "nothing was submitted" in err, "slurmctld down: " + err)
+    check(not os.path.exists(out), "slurmctld down: %s was created" % out)
+    # No Slurm tools in PATH.
+    env = dict(os.environ, PATH="/nonexistent")
+    err = c.run(slurm_sweep_cmd(c, out, ["period=1"], ["--period", "{period}"], ok), "no tools", expect=3, env=env)
+    check("not found in PATH" in err, "no Slurm tools: " + err)
+    with PrivateSlurm(c.path("cluster"), nodes=1) as slurm:
+        err = c.run(slurm_sweep_cmd(c, out, ["period=1"], ["--period", "{period}"], ok + ["--partition", "nosuch"]),
+                    "no partition", expect=3, env=slurm.env())
+        check("refuses" in err and "nothing was submitted" in err, "an unknown partition: " + err)
+        check(not os.path.exists(out), "an unknown partition: %s was created" % out)
+        q = slurm.tool(["squeue", "-h"])
+        check(q.stdout.strip() == "", "something was queued:\n" + q.stdout)
+
+
+CASES = {"grid": grid, "placeholder": placeholder, "resume": resume, "failures": failures, "bad_input": bad_input,
+         "slurm_executor": slurm_executor, "slurm_cancel": slurm_cancel, "slurm_refuse": slurm_refuse}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, ["--vtime", "--periodic-fcfs"], lambda a: Case(a, "sweep"), lambda: None))

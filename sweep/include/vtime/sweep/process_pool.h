@@ -30,6 +30,10 @@ struct Outcome {
   bool timed_out = false;    // it outlived PoolOptions::run_timeout_s and was ended
   bool interrupted = false;  // ended because the pool was stopped
   double wall_s = 0;
+  // Set by an executor that runs elsewhere (the Slurm executor): the run did not end by itself
+  // but its task did (cancelled, task_timeout, node_fail, preempted, task_failed, lost), and why.
+  std::string fault;
+  std::string reason;
 };
 
 struct PoolOptions {
@@ -39,7 +43,13 @@ struct PoolOptions {
   std::function<int()> stop_requested;
   std::function<void(size_t index)> on_start;
   std::function<void(size_t index, const Outcome&)> on_done;
+  // An executor with a queue (Slurm): how many of the commands not started yet are queued.
+  std::function<void(size_t queued)> on_queued;
 };
+
+// `a` as a POSIX shell reads it back: as is when it holds only safe characters, else in single
+// quotes.
+std::string shell_word(const std::string& a);
 
 // Runs commands[i] in index order. Returns false when stopped before every command had ended
 // (the ones cut short are reported with `interrupted`, those never started are not reported).

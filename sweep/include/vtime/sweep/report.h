@@ -21,8 +21,11 @@
 namespace vtime::sweep {
 
 // ok, bad_reply, crash, busy, blocked, sim_failed, timeout, killed or error (docs/sweep.md), from
-// `vtime run`'s exit code and how the pool ended it.
+// `vtime run`'s exit code and how the pool ended it; or the executor's fault (Outcome::fault).
 std::string status_of(const Outcome& o);
+// A status that says the run's task was ended from outside (cancelled, lost its node, ...), not
+// what the run did: --resume runs it again.
+bool executor_fault(const std::string& status);
 
 // Failure kinds summed in summary.csv.
 enum class FailureKind { kNone, kCrash, kHang, kBadReply, kOther };
@@ -32,6 +35,7 @@ struct RunResult {
   std::string status;
   int exit_code = 0;
   double wall_s = 0;
+  std::string reason;  // for an executor's fault: what the cluster said, and the task's output
 };
 
 // Writes `text` to `path` through PATH.tmp and a rename: a reader never sees half a file.
