@@ -308,6 +308,32 @@ class PrivateSlurm:
         return self.cluster.tool(argv)
 
 
+def require_slurm():
+    if not shutil.which("slurmctld") or not shutil.which("sbatch"):
+        raise Skip("Slurm's daemons and client are not installed")
+
+
+def slow_sweep(c, out, periods, more=()):
+    """A sweep on Slurm of exact runs that take seconds each (every pass burns 150 ms of real CPU):
+    long enough to be cancelled or interrupted mid-run."""
+    params = ["period=" + periods]
+    args = ["--period", "{period}", "--decision-cost", "150"]
+    extra = ["--sync", "exact", "--no-plots", "--executor", "slurm", "--slurm-poll", "0.5"] + list(more)
+    return slurm_sweep_cmd(c, out, params, args, extra)
+
+
+def running_task(slurm, p, timeout=120):
+    """The id of a running task of the queue, once one runs (None if none did before p ended)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline and p.poll() is None:
+        q = slurm.tool(["squeue", "-h", "-r", "-o", "%i %t"])
+        running = sorted(line.split()[0] for line in q.stdout.splitlines() if line.endswith(" R"))
+        if running:
+            return running[0]
+        time.sleep(0.2)
+    return None
+
+
 def slurm_sweep_cmd(c, out, params, sched_args, extra):
     cmd = [c.a.vtime, "sweep", "--hosts", "2", "-w", WORKLOAD, "-o", out]
     for p in params:
@@ -327,8 +353,7 @@ def slurm_executor(c):
     """24 exact runs (12 periods x 2 workloads) as tasks of a Slurm job array, two runs per task, on
     a private 3-node cluster: runs.csv and summary.csv equal the local executor's (-j 2) but for
     the wall-time columns; progress lines are printed; the sweep leaves nothing queued."""
-    if not shutil.which("slurmctld") or not shutil.which("sbatch"):
-        raise Skip("Slurm's daemons and client are not installed")
+    require_slurm()
     second = c.write("small_8b.json", read(WORKLOAD))
     periods = ["period=1,2,3,4,5,6,7,8,9,10,11,12"]
     args = ["--period", "{period}"]
@@ -360,29 +385,16 @@ def slurm_cancel(c):
     """A task cancelled mid-run (scancel) is reported as cancelled, with Slurm's state and the
     task's output; --resume runs that run again and only it; a second sweep on the DIR while the
     first runs is refused."""
-    if not shutil.which("slurmctld") or not shutil.which("sbatch"):
-        raise Skip("Slurm's daemons and client are not installed")
-    params = ["period=1,2,3"]
-    # Each pass burns 150 ms of real CPU: a run takes seconds, long enough to be cancelled mid-run.
-    args = ["--period", "{period}", "--decision-cost", "150"]
-    extra = ["--sync", "exact", "--no-plots", "--executor", "slurm", "--slurm-poll", "0.5"]
+    require_slurm()
     with PrivateSlurm(c.path("cluster")) as slurm:
         out = c.path("cancel")
-        cmd = slurm_sweep_cmd(c, out, params, args, extra)
-        resume_cmd = slurm_sweep_cmd(c, out, params, args, extra + ["--resume"])
+        cmd = slow_sweep(c, out, "1,2,3")
+        resume_cmd = slow_sweep(c, out, "1,2,3", ["--resume"])
         p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              env=slurm.env())
-        victim = None
-        deadline = time.time() + 120
-        while victim is None and time.time() < deadline and p.poll() is None:
-            q = slurm.tool(["squeue", "-h", "-r", "-o", "%i %t"])
-            running = sorted(line.split()[0] for line in q.stdout.splitlines() if line.endswith(" R"))
-            if running:
-                time.sleep(1.5)  # well inside its run
-                victim = running[0]
-            else:
-                time.sleep(0.2)
+        victim = running_task(slurm, p)
         check(victim is not None, "no task of the sweep ever ran")
+        time.sleep(1.5)  # well inside its run
         # A second sweep on the same DIR meanwhile: refused, nothing touched.
         err2 = c.run(resume_cmd, "second sweep", expect=2, env=slurm.env())
         check("another vtime sweep" in err2, "a second sweep on a busy DIR: " + err2)
@@ -410,6 +422,29 @@ def slurm_cancel(c):
               [(r["run"], r["status"]) for r in runs])
 
 
+def slurm_interrupt(c):
+    """Ctrl-C of a sweep on Slurm: its arrays are cancelled and leave the queue, it exits 130 and
+    says how to finish; --resume completes it, every run ok."""
+    require_slurm()
+    with PrivateSlurm(c.path("cluster")) as slurm:
+        out = c.path("interrupt")
+        p = subprocess.Popen(slow_sweep(c, out, "1,2,3,4"), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=slurm.env())
+        check(running_task(slurm, p) is not None, "no task of the sweep ever ran")
+        time.sleep(1)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=180)
+        sys.stderr.write(err)
+        check(p.returncode == 130, "the interrupted sweep exited %d, expected 130:\n%s" % (p.returncode, err))
+        check("--resume" in err, "the interrupted sweep does not say how to finish:\n" + err)
+        q = slurm.tool(["squeue", "-h"])
+        check(q.stdout.strip() == "", "tasks left in the queue after Ctrl-C:\n" + q.stdout)
+        c.run(slow_sweep(c, out, "1,2,3,4", ["--resume"]), "resume", env=slurm.env())
+        _, runs = table(os.path.join(out, "runs.csv"))
+        check(len(runs) == 4 and all(r["status"] == "ok" for r in runs), "after --resume: %s" %
+              [(r["run"], r["status"]) for r in runs])
+
+
 SLURM_BAD = [
     # (what, extra options, exit status, words the one error line must hold)
     ("bad time limit", ["--executor", "slurm", "--time-limit", "1:2:3:4"], 2, "not a Slurm time"),
@@ -432,8 +467,7 @@ def slurm_refuse(c):
         lines = [x for x in err.strip().splitlines() if x and not x.startswith("Run with --help")]
         check(len(lines) == 1 and words in lines[0], "%s: expected one line with %r, got:\n%s" % (what, words, err))
         check(not os.path.exists(out), "%s: %s was created" % (what, out))
-    if not shutil.which("slurmctld") or not shutil.which("sbatch"):
-        raise Skip("Slurm's daemons and client are not installed")
+    require_slurm()
     ok = ["--sync", "exact", "--executor", "slurm"]
     # A configuration whose slurmctld is not running.
     d = c.path("down")
@@ -461,7 +495,8 @@ def slurm_refuse(c):
 
 
 CASES = {"grid": grid, "placeholder": placeholder, "resume": resume, "failures": failures, "bad_input": bad_input,
-         "slurm_executor": slurm_executor, "slurm_cancel": slurm_cancel, "slurm_refuse": slurm_refuse}
+         "slurm_executor": slurm_executor, "slurm_cancel": slurm_cancel, "slurm_interrupt": slurm_interrupt,
+         "slurm_refuse": slurm_refuse}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, ["--vtime", "--periodic-fcfs"], lambda a: Case(a, "sweep"), lambda: None))
