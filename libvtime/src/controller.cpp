@@ -38,7 +38,6 @@ using detail::Marks;
 using detail::Snapshot;
 
 struct Controller::Impl {
-  Session& session;
   abi::Segment& seg;
   pid_t root;
   detail::ProcReader proc;
@@ -47,7 +46,7 @@ struct Controller::Impl {
   detail::NotifiedSleeps notify{seg};
   detail::TreeMembers members{seg, root, proc};
   IdleLook look;
-  detail::Waker waker{seg, notify};
+  detail::Waker waker{seg, notify, [this](const std::vector<pid_t>& pids) { return turns.first_turn(pids); }};
   detail::TurnOrder turns{seg, root, proc};  // the serial gate's turn order and hand-overs
   detail::GoSysmon sysmon{seg, proc};        // Go's sysmon sleeps
   detail::RunningClock clock{seg, proc,
@@ -56,7 +55,7 @@ struct Controller::Impl {
                               .describe = [this] { return describe(); }}};
 
   Impl(Session& s, pid_t r, TreeWatch* w)
-      : session(s), seg(s.segment()), root(r), look(seg, members, proc, notify, adopted(w, r)) {}
+      : seg(s.segment()), root(r), look(seg, members, proc, notify, adopted(w, r)) {}
 
   // The kernel count, when `w` adopted the tree's root (see idle_look.h, "Kernel count").
   static TreeWatch* adopted(TreeWatch* w, pid_t r) {
@@ -272,8 +271,7 @@ int Controller::Impl::advance(TimePoint t, bool one_process, bool in_stats) {
   auto& h = seg.header;
   look.drop_ended_tracer_waits();
   clock.set_now(t);
-  auto first_turn = [this](const std::vector<pid_t>& pids) { return turns.first_turn(pids); };
-  const detail::Waker::Plan plan = waker.plan(t, one_process, first_turn);
+  const detail::Waker::Plan plan = waker.plan(t, one_process);
   if (plan.give_to) turns.give_tree(*plan.give_to);
   int woken = waker.wake(t, one_process, plan.serial, look.kernel_count() != nullptr);
   if (in_stats) {

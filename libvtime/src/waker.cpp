@@ -15,15 +15,15 @@
 namespace vtime::detail {
 
 template <class Pick>
-pid_t Waker::first_turn_among(const FirstTurn& first_turn, Pick pick) {
+pid_t Waker::first_turn_among(Pick pick) {
   pids_.clear();
   for (const Due& d : due_) {
     if (pick(d)) pids_.push_back(d.pid);
   }
-  return first_turn(pids_);
+  return first_turn_(pids_);
 }
 
-pid_t Waker::keep_first_step(bool serial, const FirstTurn& first_turn) {
+pid_t Waker::keep_first_step(bool serial) {
   // Only the earliest deadline, and of the processes due then, the one whose turn comes first
   // (turn_of): the caller lets the tree settle before the next step, so processes due at one
   // instant run one after another in an order that does not depend on real-time races (see
@@ -34,7 +34,7 @@ pid_t Waker::keep_first_step(bool serial, const FirstTurn& first_turn) {
   for (const Due& d : due_) {
     if (!program || !d.housekeeping) first = std::min(first, d.deadline);
   }
-  pid_t pid = first_turn_among(first_turn, [&](const Due& d) {
+  pid_t pid = first_turn_among([&](const Due& d) {
     return d.deadline == first && (!program || !d.housekeeping);
   });
   // The serial gate: a runtime's housekeeping (Go's sysmon) woken with its own process's
@@ -58,7 +58,7 @@ pid_t Waker::keep_first_step(bool serial, const FirstTurn& first_turn) {
   return pid;
 }
 
-Waker::Plan Waker::plan(TimePoint t, bool one_process, const FirstTurn& first_turn) {
+Waker::Plan Waker::plan(TimePoint t, bool one_process) {
   due_.clear();
   for (uint32_t i = 0, n = waiter_limit(seg_); i < n; ++i) {
     auto& w = seg_.waiters[i];
@@ -73,7 +73,7 @@ Waker::Plan Waker::plan(TimePoint t, bool one_process, const FirstTurn& first_tu
   out.serial = seg_.header.serial.load(std::memory_order_acquire) != 0;
   const bool serial = out.serial;
   pid_t step_pid = 0;  // one_process: the process this step is for
-  if (one_process && !due_.empty()) step_pid = keep_first_step(serial, first_turn);
+  if (one_process && !due_.empty()) step_pid = keep_first_step(serial);
   // Deadline order; within one deadline, the waiters of one process together: the kernel wakes a
   // group in that order, and a cpu going from one woken thread to the next one of the same
   // process skips the address-space switch, which is dear on this kind of virtual machine
@@ -91,7 +91,7 @@ Waker::Plan Waker::plan(TimePoint t, bool one_process, const FirstTurn& first_tu
     return out;
   }
   bool program = std::any_of(due_.begin(), due_.end(), [](const Due& d) { return !d.housekeeping; });
-  out.give_to = first_turn_among(first_turn, [&](const Due& d) { return !program || !d.housekeeping; });
+  out.give_to = first_turn_among([&](const Due& d) { return !program || !d.housekeeping; });
   return out;
 }
 

@@ -9,7 +9,8 @@
 // waiters; the loop asks the turn order whose turn comes first and gives it the tree.
 //
 // Example (the controller's loop):
-//     Waker::Plan p = waker.plan(t, one_process, first_turn);
+//     Waker waker(seg, notify, [&](const std::vector<pid_t>& p) { return turns.first_turn(p); });
+//     Waker::Plan p = waker.plan(t, one_process);
 //     if (p.give_to) turns.give_tree(*p.give_to);
 //     int woken = waker.wake(t, one_process, p.serial, look.kernel_count() != nullptr);
 #pragma once
@@ -31,10 +32,11 @@ class NotifiedSleeps;
 
 class Waker {
  public:
-  Waker(abi::Segment& seg, NotifiedSleeps& notify) : seg_(seg), notify_(notify) {}
-
   // Of some processes, the one whose turn comes first (the turn order's, given by the loop).
   using FirstTurn = std::function<pid_t(const std::vector<pid_t>&)>;
+  Waker(abi::Segment& seg, NotifiedSleeps& notify, FirstTurn first_turn)
+      : seg_(seg), notify_(notify), first_turn_(std::move(first_turn)) {}
+
   // What plan() decided: whether the serial gate is on (read after the table: a process may turn
   // it on and then arm a wait), and the process the gate gives the tree to (something due).
   struct Plan {
@@ -44,7 +46,7 @@ class Waker {
   // Finds the waits due at `t` and puts them in waking order. `one_process` (advance_step): only
   // the earliest deadline's, of the process whose turn comes first, with the housekeeping waits
   // due by then (Go's sysmon: keep_first_step says which go with it).
-  Plan plan(TimePoint t, bool one_process, const FirstTurn& first_turn);
+  Plan plan(TimePoint t, bool one_process);
   // Wakes what plan() found; returns how many waits it woke (housekeeping of traced runtimes not
   // counted). `kernel_count`: the kernel count decides idleness (a direct sleep can then end at
   // once). `one_process` as given to plan(), `serial` as it found.
@@ -60,10 +62,10 @@ class Waker {
     bool housekeeping;
   };
   // advance_step's choice: keeps only the first step's waiters; returns its process.
-  pid_t keep_first_step(bool serial, const FirstTurn& first_turn);
+  pid_t keep_first_step(bool serial);
   // Of the due waiters `pick` keeps, the process whose turn comes first.
   template <class Pick>
-  pid_t first_turn_among(const FirstTurn& first_turn, Pick pick);
+  pid_t first_turn_among(Pick pick);
   // One deadline's group, due_[g, end): marks each slot Woken, then wakes agents and sleepers.
   int wake_group(size_t g, size_t end, TimePoint t, bool one_process, bool serial, bool kernel_count);
   // A due wait of the tracer's (abi::kWakeTracer) whose slot is Waking: answered, woken directly,
@@ -72,6 +74,7 @@ class Waker {
 
   abi::Segment& seg_;
   NotifiedSleeps& notify_;
+  FirstTurn first_turn_;
   // Kept between advances: no allocation per advance.
   std::vector<Due> due_;
   std::vector<pid_t> pids_;
