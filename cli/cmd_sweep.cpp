@@ -14,7 +14,6 @@
 #include <vtime/sweep/report.h>
 #include <vtime/sweep/slurm_executor.h>
 #include <vtime/sweep/task_file.h>
-#include <vtime/sweep/tool_run.h>
 
 #include <nlohmann/json.hpp>
 
@@ -219,21 +218,15 @@ class Sweep {
       std::string who = n > 0 ? " (pid " + std::string(pid, static_cast<size_t>(n)) + ")" : "";
       return usage("another vtime sweep" + who + " is running in " + o_.dir + "; wait for it or give another DIR");
     }
+    // The pid is only a courtesy to the next sweep's message.
     const std::string me = std::to_string(getpid());
-    if (ftruncate(lock_fd_, 0) == 0 && pwrite(lock_fd_, me.data(), me.size(), 0) < 0) {
-      // The pid is only a courtesy to the next sweep's message.
+    if (ftruncate(lock_fd_, 0) == 0) {
+      ssize_t w = pwrite(lock_fd_, me.data(), me.size(), 0);
+      (void)w;
     }
     // Tasks of an earlier, interrupted sweep in this DIR may still be on the cluster.
-    const std::string jobs = o_.dir + "/slurm/jobs";
-    std::error_code ec;
-    if (fs::exists(jobs, ec) && sweep::in_path("squeue")) {
-      std::ifstream in(jobs);
-      std::string list;
-      for (std::string id, stage; in >> id >> stage;) list += (list.empty() ? "" : ",") + id;
-      sweep::ToolResult q = sweep::run_tool({"squeue", "-h", "-j", list, "-o", "%i"}, 60);
-      if (q.ran() && q.exit_code == 0 && !q.out.empty())
-        return usage("Slurm still has tasks of this sweep (squeue -j " + list + "): wait for them or scancel them");
-    }
+    if (std::string list = sweep::still_queued(o_.dir + "/slurm"); !list.empty())
+      return usage("Slurm still has tasks of this sweep (squeue -j " + list + "): wait for them or scancel them");
     return 0;
   }
 

@@ -110,13 +110,17 @@ struct Task {
   std::string id() const { return job + "_" + std::to_string(index); }
 };
 
+std::string comma_list(const std::vector<std::string>& ids) {
+  std::string list;
+  for (const auto& j : ids) list += (list.empty() ? "" : ",") + j;
+  return list;
+}
+
 // squeue's view of the arrays: task id -> compact state (PD, R, CG, ...). False when squeue
 // could not answer (nothing can be concluded this round).
 bool queue_states(const std::vector<std::string>& jobs, std::map<std::string, std::string>& out) {
   out.clear();
-  std::string list;
-  for (const auto& j : jobs) list += (list.empty() ? "" : ",") + j;
-  ToolResult r = run_tool({"squeue", "-h", "-r", "-j", list, "-o", "%i %t"}, kToolTimeout);
+  ToolResult r = run_tool({"squeue", "-h", "-r", "-j", comma_list(jobs), "-o", "%i %t"}, kToolTimeout);
   if (!r.ran()) return false;
   // Every array already gone: squeue says so and exits 1.
   if (r.exit_code != 0) return r.err.find("Invalid job id") != std::string::npos;
@@ -125,7 +129,22 @@ bool queue_states(const std::vector<std::string>& jobs, std::map<std::string, st
   return true;
 }
 
+void cancel(const std::vector<std::string>& jobs) {
+  std::vector<std::string> argv = {"scancel"};
+  argv.insert(argv.end(), jobs.begin(), jobs.end());
+  run_tool(argv, kToolTimeout);
+}
+
 }  // namespace
+
+std::string still_queued(const std::string& work_dir) {
+  std::ifstream in(work_dir + "/jobs");
+  std::vector<std::string> jobs;
+  for (std::string id, stage; in >> id >> stage;) jobs.push_back(id);
+  std::map<std::string, std::string> states;
+  if (jobs.empty() || !in_path("squeue") || !queue_states(jobs, states) || states.empty()) return {};
+  return comma_list(jobs);
+}
 
 std::string check_slurm_options(const SlurmOptions& o) {
   static const std::regex kTime(
@@ -231,11 +250,7 @@ bool run_on_slurm(const std::vector<Command>& commands, const PoolOptions& po, c
     std::string job = trim(r.out.substr(0, r.out.find(';')));
     if (!r.ran() || r.exit_code != 0 || job.empty() || job.find_first_not_of("0123456789") != std::string::npos) {
       *error = "sbatch refused " + base + ".sh: " + trim(r.ran() ? r.err + r.out : r.error);
-      if (!jobs.empty()) {
-        std::vector<std::string> cancel = {"scancel"};
-        cancel.insert(cancel.end(), jobs.begin(), jobs.end());
-        run_tool(cancel, kToolTimeout);
-      }
+      if (!jobs.empty()) cancel(jobs);
       return false;
     }
     jobs.push_back(job);
@@ -249,13 +264,16 @@ bool run_on_slurm(const std::vector<Command>& commands, const PoolOptions& po, c
 
   std::vector<bool> reported(commands.size(), false);
   size_t left = commands.size();
-  auto report = [&](Task& t, size_t k, const Outcome& out) {
-    if (!t.started) {
-      t.started = true;
-      for (size_t r : t.runs) {
-        if (!reported[r] && po.on_start) po.on_start(r);
-      }
+  // A task's runs count as running from its start; one seen only once ended starts then.
+  auto mark_started = [&](Task& t) {
+    if (t.started) return;
+    t.started = true;
+    for (size_t k : t.runs) {
+      if (!reported[k] && po.on_start) po.on_start(k);
     }
+  };
+  auto report = [&](Task& t, size_t k, const Outcome& out) {
+    mark_started(t);
     reported[k] = true;
     --left;
     if (po.on_done) po.on_done(k, out);
@@ -263,9 +281,7 @@ bool run_on_slurm(const std::vector<Command>& commands, const PoolOptions& po, c
   std::map<std::string, std::string> states;
   while (left > 0) {
     if (po.stop_requested && po.stop_requested() != 0) {
-      std::vector<std::string> cancel = {"scancel"};
-      cancel.insert(cancel.end(), jobs.begin(), jobs.end());
-      run_tool(cancel, kToolTimeout);
+      cancel(jobs);
       // The cancelled tasks stop their runs, which write what they did: wait for the queue to
       // empty so that nothing writes into the directory after the sweep has gone.
       const auto until = Clock::now() + kCancelWait;
@@ -286,13 +302,13 @@ bool run_on_slurm(const std::vector<Command>& commands, const PoolOptions& po, c
     for (Task& t : tasks) {
       auto st = states.find(t.id());
       const bool listed = st != states.end();
-      if (listed && st->second == "PD") queued += t.runs.size();
-      if (listed && st->second != "PD" && !t.started) {
-        t.started = true;
-        for (size_t k : t.runs) {
-          if (!reported[k] && po.on_start) po.on_start(k);
-        }
+      if (listed && st->second == "PD") {
+        // Not started: no outcome to look for (thousands of files on a shared file system).
+        queued += t.runs.size();
+        t.gone_since.reset();
+        continue;
       }
+      if (listed) mark_started(t);
       bool missing = false;
       for (size_t k : t.runs) {
         if (reported[k]) continue;

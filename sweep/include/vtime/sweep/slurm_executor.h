@@ -40,6 +40,9 @@ std::string check_slurm_options(const SlurmOptions& o);
 // PATH, slurmctld answers, and `sbatch --test-only` accepts a task with these options. "" or why
 // not. Reads the cluster's MaxArraySize into o.
 std::string check_cluster(SlurmOptions& o);
+// The arrays an earlier sweep with this work_dir submitted (its `jobs` file) of which Slurm still
+// has tasks queued or running, as "ID,ID"; "" when none (or there is no squeue to ask).
+std::string still_queued(const std::string& work_dir);
 // Runs `commands` as tasks of job arrays named after `stage`, with the contract of run_all (the
 // callbacks of `po`, false when stopped: the arrays are then cancelled). *error says why a
 // submission failed (then false, with nothing left queued).
