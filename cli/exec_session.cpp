@@ -98,7 +98,7 @@ int run_exec(const ExecOptions& opts) {
   }
   std::unique_ptr<TreeWatch> watch;
   try {
-    watch = TreeWatch::open_or_say();
+    watch = TreeWatch::open_or_say(shim.substr(0, shim.rfind('/')));  // its helper is beside the shim
   } catch (const std::exception& e) {
     fprintf(stderr, "vtime exec: %s\n", e.what());
     return kExitInternal;

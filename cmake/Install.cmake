@@ -85,7 +85,9 @@ set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "gnuplot-nox")  # vtime sweep and vtime trace export draw with it
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "gnuplot-nox, libcap2-bin")  # vtime sweep and trace export draw with gnuplot; postinst uses setcap
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "slurmctld, slurmd, etcd-server, openssl")  # vtime slurm, vtime k8s
 set(CPACK_DEBIAN_COMPRESSION_TYPE gzip)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${CMAKE_BINARY_DIR}/debian/postinst)  # VtimeCaps.cmake
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 include(CPack)

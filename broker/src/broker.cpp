@@ -127,7 +127,8 @@ class Conversation {
     std::vector<std::pair<std::string, std::string>> env = opts_.scheduler_env;
     env.emplace_back("VTIME_SCHED_ENDPOINT", opts_.scheduler_endpoint);
     try {
-      watch_ = TreeWatch::open_or_say();
+      // The tree watch's helper, like the tracer, lives beside the shim.
+      watch_ = TreeWatch::open_or_say(opts_.shim_path.substr(0, opts_.shim_path.rfind('/')));
     } catch (const std::exception& e) {
       throw Stop(kExitInternal, e.what());
     }

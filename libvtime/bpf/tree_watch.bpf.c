@@ -115,11 +115,17 @@ static __always_inline void account(__u32 old, int now_active) {
   }
 }
 
+// The process that may arm a root (its loader, or the helper's caller: tree_watch_load.h), set
+// before the program is loaded and read-only after. User space can write armed_tid, but only a
+// thread of this process forking makes a root.
+const volatile int owner_tgid = 0;
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(tree_fork, struct task_struct *parent, struct task_struct *child) {
   __u32 *p = bpf_task_storage_get(&tree_tasks, parent, 0, 0);
   int adopt = p && (*p & TRACKED);
-  if (!adopt && counters.armed_tid != 0 && parent->pid == (int)counters.armed_tid) {
+  if (!adopt && counters.armed_tid != 0 && parent->pid == (int)counters.armed_tid &&
+      parent->tgid == owner_tgid) {
     adopt = 1;
     counters.armed_tid = 0;
     counters.root_pid = child->pid;

@@ -10,20 +10,22 @@
 #include <stdexcept>
 
 #ifdef VTIME_HAVE_BPF
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
+#include "caps.h"
+#include "tree_watch_load.h"
 
+#include <bpf/bpf.h>
+
+#include <spawn.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <vector>
-
-// The compiled program (libvtime/bpf/tree_watch.bpf.c), embedded by the build.
-#include "tree_watch_bpf.inc"
 #endif
 
 namespace vtime {
@@ -59,77 +61,120 @@ struct TreeCounters {
   uint32_t pad;
 };
 
-int quiet_print(enum libbpf_print_level level, const char* fmt, va_list args) {
-  if (level != LIBBPF_WARN) return 0;
-  char line[512];
-  vsnprintf(line, sizeof line, fmt, args);
-  size_t n = strlen(line);
-  if (n > 0 && line[n - 1] == '\n') line[n - 1] = 0;
-  VTIME_LOGF("tree_watch", LogLevel::kDebug, "libbpf: %s", line);
-  return 0;
+bool fail(std::string* why, const char* what, int err) {
+  if (why) {
+    *why = what;
+    if (err > 0) *why += std::string(": ") + strerror(err);
+  }
+  return false;
 }
 
-int drain(void*, void*, size_t) { return 0; }
+// The helper (tree_watch_load.h) run with the socket as its descriptor 3 and nothing of our
+// environment; its answer, then its exit, awaited.
+bool load_through_helper(const std::string& helper, detail::TreeWatchFds& fds, std::string* why) {
+  if (helper.empty() || access(helper.c_str(), X_OK) != 0) {
+    return fail(why, ("no CAP_BPF and CAP_PERFMON, and no " + std::string(detail::kTreeWatchHelper) +
+                      (helper.empty() ? std::string() : " at " + helper)).c_str(), 0);
+  }
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return fail(why, "socketpair", errno);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, sv[1], 3);
+  char* argv[] = {const_cast<char*>(helper.c_str()), nullptr};
+  char* envp[] = {nullptr};
+  pid_t pid = -1;
+  int e = posix_spawn(&pid, helper.c_str(), &fa, nullptr, argv, envp);
+  posix_spawn_file_actions_destroy(&fa);
+  close(sv[1]);
+  std::string reason;
+  bool ok = e == 0 && detail::receive_tree_watch(sv[0], 10000, fds, reason);
+  close(sv[0]);
+  if (e == 0) {
+    if (!ok) kill(pid, SIGKILL);
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  if (e != 0) return fail(why, ("cannot start " + helper).c_str(), e);
+  if (!ok) return fail(why, (helper + ": " + reason).c_str(), 0);
+  return true;
+}
+
+// Whether bpf() reads the task map for us: kernels before 6.5 refuse every bpf() call to a
+// process without CAP_BPF, even on a descriptor it holds (the lookup of ourselves finds nothing).
+bool tasks_readable(int tasks) {
+  int fd = static_cast<int>(syscall(SYS_pidfd_open, getpid(), 0));
+  if (fd < 0) return false;
+  uint32_t v = 0;
+  bool ok = bpf_map_lookup_elem(tasks, &fd, &v) == 0 || errno == ENOENT;
+  close(fd);
+  return ok;
+}
 
 }  // namespace
 
+// Everything below reads the program through descriptors, whoever loaded it: the counters and
+// the ring through mappings of our own, the task map through bpf() (watches() only).
 struct TreeWatch::Impl {
-  bpf_object* obj = nullptr;
-  std::vector<bpf_link*> links;
-  ring_buffer* ring = nullptr;
-  int ring_epoll = -1;
-  int tasks_fd = -1;
+  detail::TreeWatchFds fds;
   TreeCounters* counters = nullptr;
   size_t counters_size = 0;
+  // The ring: its consumer page (ours to write) and its producer page with the data after it,
+  // mapped twice in a row by the kernel so that a record never wraps.
+  std::atomic<unsigned long>* ring_consumer = nullptr;
+  char* ring_producer = nullptr;
+  size_t ring_producer_size = 0;
+  int ring_epoll = -1;
 
   ~Impl() {
-    if (ring) ring_buffer__free(ring);
-    for (bpf_link* l : links) bpf_link__destroy(l);
     if (counters) munmap(counters, counters_size);
-    if (obj) bpf_object__close(obj);
+    if (ring_consumer) munmap(ring_consumer, page());
+    if (ring_producer) munmap(ring_producer, ring_producer_size);
+    if (ring_epoll >= 0) close(ring_epoll);
+    fds.close_all();
   }
 
-  // Loads and attaches; on failure returns false with a reason.
-  bool load(std::string* why) {
-    libbpf_set_print(quiet_print);
-    LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "vtime_tree");
-    obj = bpf_object__open_mem(kTreeWatchBpf, sizeof kTreeWatchBpf, &opts);
-    if (!obj) return fail(why, "cannot open the program", errno);
-    if (int e = bpf_object__load(obj); e != 0) return fail(why, "the kernel refused the program", -e);
-    bpf_program* prog;
-    bpf_object__for_each_program(prog, obj) {
-      bpf_link* l = bpf_program__attach(prog);
-      if (!l) return fail(why, (std::string("cannot attach ") + bpf_program__name(prog)).c_str(), errno);
-      links.push_back(l);
-    }
-    bpf_map* map;
-    bpf_object__for_each_map(map, obj) {
-      const char* name = bpf_map__name(map);
-      size_t n = strlen(name);
-      if (bpf_map__is_internal(map) && n >= 4 && strcmp(name + n - 4, ".bss") == 0) {
-        counters_size = bpf_map__value_size(map);
-        if (counters_size < sizeof(TreeCounters)) return fail(why, "unexpected counter layout", 0);
-        void* m = mmap(nullptr, counters_size, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
-        if (m == MAP_FAILED) return fail(why, "cannot map the counters", errno);
-        counters = static_cast<TreeCounters*>(m);
-      } else if (strcmp(name, "tree_tasks") == 0) {
-        tasks_fd = bpf_map__fd(map);
-      } else if (strcmp(name, "idle_ring") == 0) {
-        ring = ring_buffer__new(bpf_map__fd(map), drain, nullptr, nullptr);
-        if (!ring) return fail(why, "cannot open the ring buffer", errno);
-        ring_epoll = ring_buffer__epoll_fd(ring);
-      }
-    }
-    if (!counters || tasks_fd < 0 || !ring) return fail(why, "the program lacks a map", 0);
+  static size_t page() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
+
+  bool map(std::string* why) {
+    counters_size = fds.counters_size;
+    if (counters_size < sizeof(TreeCounters)) return fail(why, "unexpected counter layout", 0);
+    void* m = mmap(nullptr, counters_size, PROT_READ | PROT_WRITE, MAP_SHARED, fds.counters, 0);
+    if (m == MAP_FAILED) return fail(why, "cannot map the counters", errno);
+    counters = static_cast<TreeCounters*>(m);
+    if (fds.ring_size == 0 || (fds.ring_size & (fds.ring_size - 1)) != 0) return fail(why, "unexpected ring size", 0);
+    m = mmap(nullptr, page(), PROT_READ | PROT_WRITE, MAP_SHARED, fds.ring, 0);
+    if (m == MAP_FAILED) return fail(why, "cannot map the ring's consumer page", errno);
+    ring_consumer = static_cast<std::atomic<unsigned long>*>(m);
+    ring_producer_size = page() + 2 * size_t{fds.ring_size};
+    m = mmap(nullptr, ring_producer_size, PROT_READ, MAP_SHARED, fds.ring, static_cast<off_t>(page()));
+    if (m == MAP_FAILED) return fail(why, "cannot map the ring", errno);
+    ring_producer = static_cast<char*>(m);
+    ring_epoll = epoll_create1(EPOLL_CLOEXEC);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = fds.ring;
+    if (ring_epoll < 0 || epoll_ctl(ring_epoll, EPOLL_CTL_ADD, fds.ring, &ev) != 0) return fail(why, "epoll on the ring", errno);
     return true;
   }
 
-  static bool fail(std::string* why, const char* what, int err) {
-    if (why) {
-      *why = what;
-      if (err > 0) *why += std::string(": ") + strerror(err);
+  // Consumes every committed record (their content is not needed: each only says "active
+  // dropped to zero"). A record still being written stops the walk; its commit then wakes us,
+  // since the kernel wakes the consumer when it commits the record the consumer has reached.
+  void consume() {
+    constexpr uint32_t kBusy = 1u << 31, kDiscard = 1u << 30, kHeader = 8;
+    auto* producer = reinterpret_cast<std::atomic<unsigned long>*>(ring_producer);
+    const char* data = ring_producer + page();
+    unsigned long cons = ring_consumer->load(std::memory_order_acquire);
+    unsigned long prod = producer->load(std::memory_order_acquire);
+    const unsigned long mask = fds.ring_size - 1;
+    while (cons < prod) {
+      auto* len = reinterpret_cast<const std::atomic<uint32_t>*>(data + (cons & mask));
+      uint32_t l = len->load(std::memory_order_acquire);
+      if (l & kBusy) break;
+      cons += ((l & ~(kBusy | kDiscard)) + kHeader + 7) & ~7ul;
     }
-    return false;
+    ring_consumer->store(cons, std::memory_order_release);
   }
 
   template <typename T>
@@ -138,7 +183,7 @@ struct TreeWatch::Impl {
   }
 };
 
-std::unique_ptr<TreeWatch> TreeWatch::open(std::string* why) {
+std::unique_ptr<TreeWatch> TreeWatch::open(std::string* why, const std::string& helper_dir) {
   IdleMode mode = idle_mode();
   if (mode == IdleMode::kProc) {
     if (why) *why = "VTIME_IDLE=proc";
@@ -146,7 +191,19 @@ std::unique_ptr<TreeWatch> TreeWatch::open(std::string* why) {
   }
   auto impl = std::make_unique<Impl>();
   std::string reason;
-  if (!impl->load(&reason)) {
+  bool loaded;
+  if (detail::has_capability(0, CAP_BPF) && detail::has_capability(0, CAP_PERFMON)) {
+    loaded = detail::load_tree_watch(getpid(), impl->fds, reason);
+  } else {
+    const char* env = getenv("VTIME_TREEWATCH");
+    std::string helper = env && *env ? env : helper_dir.empty() ? "" : helper_dir + "/" + detail::kTreeWatchHelper;
+    loaded = load_through_helper(helper, impl->fds, &reason);
+  }
+  loaded = loaded && impl->map(&reason);
+  if (loaded && !tasks_readable(impl->fds.tasks)) {
+    loaded = fail(&reason, "this kernel refuses map reads to unprivileged users (Linux before 6.5)", 0);
+  }
+  if (!loaded) {
     if (mode == IdleMode::kKernel) throw std::runtime_error("VTIME_IDLE=kernel: " + reason);
     VTIME_LOGF("tree_watch", LogLevel::kInfo, "kernel count unavailable (%s): idle decisions read /proc", reason.c_str());
     if (why) *why = reason;
@@ -175,7 +232,7 @@ bool TreeWatch::wait_quiet(long timeout_us) {
   epoll_event ev;
   timespec ts{timeout_us / 1000000, (timeout_us % 1000000) * 1000};
   int n = epoll_pwait2(impl_->ring_epoll, &ev, 1, &ts, nullptr);
-  ring_buffer__consume(impl_->ring);
+  impl_->consume();
   return n > 0;
 }
 
@@ -190,18 +247,17 @@ bool TreeWatch::watches(pid_t pid) const {
   int fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   if (fd < 0) return false;
   uint32_t v = 0;
-  bool found = bpf_map_lookup_elem(impl_->tasks_fd, &fd, &v) == 0;
+  bool found = bpf_map_lookup_elem(impl_->fds.tasks, &fd, &v) == 0;
   close(fd);
   return found && (v & 1u) != 0;
 }
 
 uint64_t TreeWatch::misses() const {
   uint64_t n = 0;
-  bpf_program* prog;
-  bpf_object__for_each_program(prog, impl_->obj) {
+  for (int fd : impl_->fds.programs) {
     bpf_prog_info info{};
     uint32_t len = sizeof info;
-    if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0) n += info.recursion_misses;
+    if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0) n += info.recursion_misses;
   }
   return n;
 }
@@ -210,7 +266,7 @@ uint64_t TreeWatch::misses() const {
 
 struct TreeWatch::Impl {};
 
-std::unique_ptr<TreeWatch> TreeWatch::open(std::string* why) {
+std::unique_ptr<TreeWatch> TreeWatch::open(std::string* why, const std::string&) {
   if (idle_mode() == IdleMode::kKernel) throw std::runtime_error("VTIME_IDLE=kernel: vtime was built without libbpf");
   if (why) *why = "built without libbpf";
   return nullptr;
@@ -225,9 +281,9 @@ uint64_t TreeWatch::misses() const { return 0; }
 
 #endif
 
-std::unique_ptr<TreeWatch> TreeWatch::open_or_say() {
+std::unique_ptr<TreeWatch> TreeWatch::open_or_say(const std::string& helper_dir) {
   std::string why;
-  std::unique_ptr<TreeWatch> w = open(&why);
+  std::unique_ptr<TreeWatch> w = open(&why, helper_dir);
   if (!w && idle_mode() != IdleMode::kProc) {
     fprintf(stderr, "vtime: idle decisions read /proc, several times slower per advance: the kernel's count of the "
                     "tree's threads cannot be loaded here (%s; docs/install.md \"Without root\")\n", why.c_str());

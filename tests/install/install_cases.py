@@ -5,7 +5,9 @@ Cases (ctest runs each as install.CASE; `prepare` installs into WORK/root with D
 /usr, the others use that tree and nothing of the build tree):
   prepare            cmake --install into WORK/root/usr; the expected files are there
   exec               the installed `vtime exec -- sleep 100` works with only the installed tree on
-                     PATH, and preloads the installed shim (not the build tree's)
+                     PATH, and preloads the installed shim (not the build tree's); as nobody, with
+                     the installed vtime-treewatch given its capabilities (as the .deb's postinst
+                     does), it runs with the kernel's count (VTIME_IDLE=kernel)
   rewrite_cmake      the installed `vtime rewrite` rewrites a user's program named on the command
                      line; it builds fully static through find_package(vtime) and sleeps 100
                      virtual seconds under the installed `vtime exec`, real ones without it
@@ -16,7 +18,8 @@ Cases (ctest runs each as install.CASE; `prepare` installs into WORK/root with D
   completion         the installed bash completion completes subcommands, options, option values
                      and the wrapped command after --
   deb                `cpack -G DEB` builds a package whose Depends are run-time packages only
-                     (no -dev), holding the files above
+                     (no -dev), holding the files above, with a postinst that grants the helper
+                     its capabilities
 
 Usage: install_cases.py CASE --build BUILD_DIR --source SOURCE_DIR --work WORK_DIR
 """
@@ -29,6 +32,7 @@ import sys
 
 EXPECTED = [
     "usr/bin/vtime", "usr/bin/vtime-rewrite", "usr/lib/vtime/libvtime-shim.so", "usr/lib/vtime/vtime-tracer",
+    "usr/lib/vtime/vtime-treewatch",
     "usr/include/vtime/vtime.h", "usr/include/vtime/std.h", "usr/lib/libvtime.a", "usr/lib/libvtime.so.0",
     "usr/lib/cmake/vtime/vtimeConfig.cmake", "usr/lib/pkgconfig/vtime.pc", "usr/share/man/man1/vtime.1",
     "usr/share/man/man1/vtime-exec.1", "usr/share/bash-completion/completions/vtime",
@@ -92,6 +96,15 @@ def case_exec(a):
     r = run([inst.vtime(), "--version"], env=inst.env())
     if not r.stdout.startswith("vtime "):
         fail("vtime --version: %r" % r.stdout)
+    helper = os.path.join(inst.usr, "lib/vtime/vtime-treewatch")
+    if os.geteuid() != 0 or not shutil.which("setcap"):
+        print("note: not root or no setcap: the installed helper is not checked as nobody")
+        return
+    run(["setcap", "cap_bpf,cap_perfmon=ep", helper])  # what the postinst does (DESTDIR grants none)
+    r = run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", inst.vtime(), "exec", "--stats", "--",
+             "sleep", "100"], env=inst.env(VTIME_IDLE="kernel"), cwd="/")
+    if "virtual time 100.000000000 s" not in r.stderr or "/proc" in r.stderr:
+        fail("the installed vtime as nobody, with the kernel count: %s" % r.stderr)
 
 
 def rewritten_project(a, inst, name):
@@ -243,6 +256,13 @@ def case_deb(a):
     missing = [p for p in EXPECTED if p not in listed]
     if missing:
         fail("not in the package: %s" % missing)
+    control = os.path.join(out, "control")
+    run(["dpkg-deb", "-e", deb, control])
+    postinst = os.path.join(control, "postinst")
+    with open(postinst) as f:
+        script = f.read()
+    if "setcap cap_bpf,cap_perfmon=ep /usr/lib/vtime/vtime-treewatch" not in script or not os.access(postinst, os.X_OK):
+        fail("the package's postinst does not grant the helper its capabilities:\n" + script)
     print("Depends: " + ", ".join(depends))
 
 

@@ -12,8 +12,10 @@ and static_timers (statically linked C programs).
                         same; the wall clock is the session's epoch + 15 s (go_static: its
                         poller's waits answered by the controller where the kernel allows, and
                         again with VTIME_NOTIFY=0);
-  go_unprivileged       the same as nobody (the filter then needs no_new_privs), and vtime says once
-                        that idle decisions read /proc (nobody cannot load the kernel's count);
+  go_unprivileged       the same as nobody (the filter then needs no_new_privs): with the kernel's
+                        count loaded by vtime-treewatch (VTIME_IDLE=kernel, when the build gave it
+                        its capabilities), and with a copy of the helper that has none, where vtime
+                        says once that idle decisions read /proc;
   go_via_shell          a dynamic shell executes the static Go program: the shim hands it over;
   go_spawns             a static Go program runs coreutils' sleep and date (fork + execve of
                         dynamic programs from a traced one): exact instants, the same clock;
@@ -177,8 +179,9 @@ def expected_timers():
         return f.read()
 
 
-def twice(args, cmd, want, prefix=(), timeout=120, extra=(), stderr_has=None):
-    """Runs cmd twice under vtime: both exit 0 and print exactly `want` (and `stderr_has` on stderr)."""
+def twice(args, cmd, want, prefix=(), timeout=120, extra=(), stderr_has=None, stderr_lacks=None):
+    """Runs cmd twice under vtime: both exit 0 and print exactly `want` (and `stderr_has` on
+    stderr, never `stderr_lacks`)."""
     outs = []
     for _ in range(2):
         r = run(args, cmd, prefix, timeout, extra)
@@ -186,6 +189,8 @@ def twice(args, cmd, want, prefix=(), timeout=120, extra=(), stderr_has=None):
             fail("exit %d" % r.returncode)
         if stderr_has is not None and stderr_has not in r.stderr:
             fail("no %r on stderr" % stderr_has)
+        if stderr_lacks is not None and stderr_lacks in r.stderr:
+            fail("%r on stderr: %s" % (stderr_lacks, r.stderr))
         outs.append(r.stdout)
     if outs[0] != want:
         fail("expected %r" % want)
@@ -193,8 +198,8 @@ def twice(args, cmd, want, prefix=(), timeout=120, extra=(), stderr_has=None):
         fail("two runs differ")
 
 
-def twice_exact(args, cmd, prefix=(), extra=(), stderr_has=None):
-    twice(args, cmd, expected_timers(), prefix, extra=extra, stderr_has=stderr_has)
+def twice_exact(args, cmd, prefix=(), extra=(), stderr_has=None, stderr_lacks=None):
+    twice(args, cmd, expected_timers(), prefix, extra=extra, stderr_has=stderr_has, stderr_lacks=stderr_lacks)
 
 
 def notified_expected():
@@ -253,6 +258,33 @@ SETTIME_GO_NOBODY = ("settimeofday(+1 h): operation not permitted\nwall clock mo
                      "slept: monotonic 1.000000 s\n")
 
 
+def unprivileged_count(args, cmd):
+    """nobody has the kernel's count loaded by vtime-treewatch, when the build gave the helper its
+    capabilities (as root): VTIME_IDLE=kernel then runs, exactly. With a copy of the helper that
+    has none (or none at all), vtime says once that idle decisions read /proc, and why (docs/cli.md
+    "What the machine must allow"), unless VTIME_IDLE=proc asked for that rule."""
+    helper = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(args.vtime))), "shim", "vtime-treewatch")
+    proc_asked = os.environ.get("VTIME_IDLE") == "proc"
+    try:
+        granted = len(os.getxattr(helper, "security.capability")) > 0
+    except OSError:
+        granted = False
+    if granted and not proc_asked:
+        os.environ["VTIME_IDLE"] = "kernel"
+        twice_exact(args, cmd, UNPRIVILEGED, stderr_lacks="/proc")
+        del os.environ["VTIME_IDLE"]
+    else:
+        print("note: %s has no capabilities: only the /proc rule is checked" % helper)
+    with tempfile.TemporaryDirectory() as d:
+        os.chmod(d, 0o755)
+        copy = os.path.join(d, "vtime-treewatch")
+        shutil.copy(helper if os.path.exists(helper) else "/bin/true", copy)  # copy(): no xattrs
+        os.environ["VTIME_TREEWATCH"] = copy
+        said = None if proc_asked else "vtime: idle decisions read /proc"
+        twice_exact(args, cmd, UNPRIVILEGED, stderr_has=said)
+        del os.environ["VTIME_TREEWATCH"]
+
+
 def settime_case(args, cmd, want_root, want_nobody):
     """Clock setting by a traced program, as root (in a user namespace) and as nobody."""
     probe = subprocess.run(USERNS_ROOT + ["true"], capture_output=True)
@@ -289,10 +321,7 @@ def main():
     elif c == "go_cgo":
         twice_exact(args, [b("timers_cgo")])
     elif c == "go_unprivileged":
-        # nobody cannot load the kernel's count: vtime says so (docs/cli.md "What the machine
-        # must allow"), unless VTIME_IDLE=proc asked for the /proc rule.
-        said = None if os.environ.get("VTIME_IDLE") == "proc" else "vtime: idle decisions read /proc"
-        twice_exact(args, [b("timers_static")], UNPRIVILEGED, stderr_has=said)
+        unprivileged_count(args, [b("timers_static")])
     elif c == "go_via_shell":
         twice_exact(args, ["sh", "-c", b("timers_static") + "; true"])
     elif c == "go_spawns":

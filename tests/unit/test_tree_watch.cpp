@@ -11,7 +11,9 @@
 #include <signal.h>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <grp.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -290,3 +292,83 @@ TEST(TreeWatch, PingPongEndsAtZeroWithNoEventDropped) {
   reap(child);
   for (int fd : {ab[0], ab[1], ba[0], ba[1]}) close(fd);
 }
+
+// Only a thread of the process that loaded the program arms a root: a process outside the tree
+// that shares the counters' mapping (a forked child inherits it) and writes armed_tid itself
+// adopts nothing (tree_watch_load.h, "The owner").
+TEST(TreeWatch, OnlyTheOwnerArmsARoot) {
+  OPEN_WATCH(w);
+  int go[2];
+  ASSERT_EQ(pipe(go), 0);
+  pid_t outsider = fork_tied();  // not armed: outside the tree, sharing the mapping
+  if (outsider == 0) {
+    char c;
+    if (read(go[0], &c, 1) != 1) _exit(3);
+    w->adopt_next_fork();  // writes its own tid: it is not the owner
+    pid_t grandchild = fork();
+    if (grandchild == 0) _exit(0);
+    waitpid(grandchild, nullptr, 0);
+    _exit(w->root() == 0 ? 0 : 4);
+  }
+  ASSERT_GT(outsider, 0);
+  ASSERT_EQ(write(go[1], "x", 1), 1);
+  int status = 0;
+  ASSERT_EQ(waitpid(outsider, &status, 0), outsider);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  EXPECT_EQ(w->root(), 0) << "a fork by a process that is not the owner made a root";
+  close(go[0]);
+  close(go[1]);
+}
+
+#ifdef VTIME_BUILD_SHIM_DIR
+// The helper's path (tree_watch_load.h): a process without capabilities (root's child turned
+// nobody) has the program loaded by vtime-treewatch beside the shim, and counts its tree with it
+// as root does in-process: a blocked root counts zero, a busy one more, and the wake-up comes.
+TEST(TreeWatch, HandedOverByTheHelperToAnUnprivilegedProcess) {
+  std::string helper = std::string(VTIME_BUILD_SHIM_DIR) + "/vtime-treewatch";
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to become nobody";
+  if (getxattr(helper.c_str(), "security.capability", nullptr, 0) <= 0) {
+    GTEST_SKIP() << helper << " has no file capabilities (the build did not run as root, or no setcap)";
+  }
+  int report[2];
+  ASSERT_EQ(pipe(report), 0);
+  pid_t user = fork_tied();
+  if (user == 0) {
+    // In the child: 0 all checks passed, 10 + n check n failed, 9 skipped (reason on the pipe).
+    auto say = [&](int code, const std::string& what) {
+      if (write(report[1], what.data(), what.size()) < 0) _exit(3);
+      _exit(code);
+    };
+    if (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0) say(11, "cannot become nobody");
+    std::string why;
+    auto uw = TreeWatch::open(&why, VTIME_BUILD_SHIM_DIR);
+    if (!uw) say(why.find("before 6.5") != std::string::npos ? 9 : 12, why);
+    pid_t child = adopt(*uw, block_forever);
+    if (uw->root() != child || !uw->watches(child) || uw->watches(getpid())) say(13, "adoption");
+    if (!eventually([&] { return uw->counts().active == 0; })) say(14, "a blocked root still counted");
+    pid_t busy = adopt(*uw, [] {
+      for (;;) {
+      }
+    });
+    if (!stays_active(*uw)) say(15, "a busy root not counted");
+    kill(busy, SIGKILL);
+    waitpid(busy, nullptr, 0);
+    bool woken = false;
+    for (int i = 0; i < 100 && !woken; ++i) woken = uw->wait_quiet(100000) && uw->counts().active == 0;
+    if (!woken) say(16, "no wake-up when the count dropped to zero");
+    reap(child);
+    say(0, "");
+  }
+  ASSERT_GT(user, 0);
+  close(report[1]);
+  char buf[512] = {};
+  ssize_t n = read(report[0], buf, sizeof buf - 1);
+  (void)n;
+  close(report[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(user, &status, 0), user);
+  ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
+  if (WEXITSTATUS(status) == 9) GTEST_SKIP() << buf;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << buf;
+}
+#endif

@@ -10,13 +10,16 @@
 // Membership is by descent: the armed thread's next child and everything it forks, however it
 // forks (threads, double-forked daemons, processes without the shim).
 //
-// It needs CAP_BPF and CAP_PERFMON (root) and a kernel with BTF (5.14+ for the states read).
-// Where any of that is missing, open() returns nullptr and the controller reads /proc as before.
-// VTIME_IDLE=proc forces that; VTIME_IDLE=kernel makes a failure to load an error.
+// Loading it needs CAP_BPF and CAP_PERFMON and a kernel with BTF (5.14+ for the states read).
+// A process without them has the program loaded by the vtime-treewatch helper (beside the shim,
+// given those two capabilities by the install step; $VTIME_TREEWATCH overrides its path), which
+// hands it over and exits; reading it then needs Linux 6.5 or later (libvtime/src/
+// tree_watch_load.h). Where none of that is possible, open() returns nullptr and the controller
+// reads /proc. VTIME_IDLE=proc forces that; VTIME_IDLE=kernel makes a failure to load an error.
 //
 // Example:
 //     std::string why;
-//     auto watch = vtime::TreeWatch::open(&why);         // nullptr: why says why not
+//     auto watch = vtime::TreeWatch::open(&why, "/usr/lib/vtime");  // nullptr: why says why not
 //     auto r = vtime::spawn_in_session(session, shim, argv, {}, watch.get());  // arms, forks
 //     vtime::Controller ctl(session, r.pid, watch.get());
 #pragma once
@@ -41,10 +44,12 @@ class TreeWatch {
   // Loads and attaches the program. nullptr when it cannot be used here (no privileges, no BTF,
   // built without libbpf, VTIME_IDLE=proc); `why` (if given) then holds one line saying why.
   // Throws std::runtime_error when VTIME_IDLE=kernel and it cannot be loaded.
-  static std::unique_ptr<TreeWatch> open(std::string* why = nullptr);
+  // `helper_dir`: where vtime-treewatch is looked for when this process lacks the capabilities
+  // (the shim's directory; empty: nowhere).
+  static std::unique_ptr<TreeWatch> open(std::string* why = nullptr, const std::string& helper_dir = {});
   // open(), and when the count cannot be used here (but was not turned off with VTIME_IDLE=proc)
   // one line on stderr that says so, why, and what it costs: a run never loses speed silently.
-  static std::unique_ptr<TreeWatch> open_or_say();
+  static std::unique_ptr<TreeWatch> open_or_say(const std::string& helper_dir = {});
   ~TreeWatch();
   TreeWatch(const TreeWatch&) = delete;
   TreeWatch& operator=(const TreeWatch&) = delete;
