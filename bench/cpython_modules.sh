@@ -15,7 +15,7 @@
 set -eu
 build=$1
 rounds=${ROUNDS:-1}
-vt=$build/cli/vtime
+vt=$(cd "$build" && pwd)/cli/vtime
 py=/usr/bin/python3
 [ -x "$vt" ] || { echo "cpython_modules.sh: build vtime first" >&2; exit 2; }
 "$py" -c 'import test.support' 2>/dev/null || { echo "cpython_modules.sh: no CPython test suite (Debian: libpython3.11-testsuite)" >&2; exit 2; }

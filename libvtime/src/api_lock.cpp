@@ -34,7 +34,8 @@ constexpr int kKindMask = 3;           // PTHREAD_MUTEX_KIND_MASK_NP
 constexpr int kComplexKinds = 16 | 32 | 64;  // robust, priority-inherit, priority-protect
 constexpr int kPsharedBit = 128;
 
-void wake_word(ProcessContext&, uint32_t, void* word, uintptr_t priv) { futex_wake_addr(word, priv != 0); }
+// The waiter in slot `slot` only (futex.h, waiter_bit): the others blocked on the mutex wait on.
+void wake_word(ProcessContext&, uint32_t slot, void* word, uintptr_t priv) { futex_wake_bit(word, priv != 0, waiter_bit(slot)); }
 
 bool valid(const timespec* ts) { return ts && ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000L; }
 
@@ -80,7 +81,7 @@ int mutex_lock_until(ProcessContext& c, pthread_mutex_t* m, clockid_t clk, TimeP
     // glibc's contended path: mark "locked with waiters" and sleep while it stays locked.
     while (lock->exchange(2, std::memory_order_acquire) != 0) {
       if (w.woken()) return ETIMEDOUT;
-      raw_futex(lock, FUTEX_WAIT | (priv ? FUTEX_PRIVATE_FLAG : 0), 2, nullptr, nullptr, 0);
+      futex_wait_bit(lock, priv, 2, waiter_bit(w.slot()));
     }
   }
   m->__data.__owner = id;

@@ -29,7 +29,8 @@ static_assert(sizeof(GlibcSem) <= sizeof(sem_t));
 constexpr uint64_t kValueMask = 0xffffffffULL;
 constexpr uint64_t kOneWaiter = 1ULL << 32;
 
-void wake_sem(ProcessContext&, uint32_t, void* word, uintptr_t priv) { futex_wake_addr(word, priv != 0); }
+// The waiter in slot `slot` only (futex.h, waiter_bit): the others blocked on the semaphore wait on.
+void wake_sem(ProcessContext&, uint32_t slot, void* word, uintptr_t priv) { futex_wake_bit(word, priv != 0, waiter_bit(slot)); }
 
 int sem_wait_until(ProcessContext& c, sem_t* sem, TimePoint deadline) {
   auto* s = reinterpret_cast<GlibcSem*>(sem);
@@ -63,7 +64,7 @@ int sem_wait_until(ProcessContext& c, sem_t* sem, TimePoint deadline) {
         result = ETIMEDOUT;
         break;
       }
-      long r = raw_futex(&s->data, FUTEX_WAIT | (priv ? FUTEX_PRIVATE_FLAG : 0), 0, nullptr, nullptr, 0);
+      long r = futex_wait_bit(&s->data, priv, 0, waiter_bit(w.slot()));
       if (r < 0 && errno == EINTR) {
         s->data.fetch_sub(kOneWaiter, std::memory_order_relaxed);
         result = EINTR;

@@ -98,6 +98,26 @@ inline void futex_wake_addr(void* addr, bool priv, int count = INT_MAX) {
   raw_futex(addr, FUTEX_WAKE | (priv ? FUTEX_PRIVATE_FLAG : 0), static_cast<uint32_t>(count), nullptr, nullptr, 0);
 }
 
+// A waiter's own bit on a word it shares with other waiters of the program (a semaphore, a
+// mutex), so that a timeout wakes that waiter rather than all of them: it waits with its bit, our
+// wake at its deadline names the bit, and glibc's own wakes (FUTEX_WAKE, which matches every bit)
+// still wake any waiter. Only for words whose other wakers are glibc's: a program's own
+// FUTEX_WAKE_BITSET could miss a waiter whose bit it does not name. Why: with one bit for all,
+// each timeout of one of N threads blocked on one lock woke all N (seen: test_queue's 50
+// consumers polling a queue with 10 us timeouts, ~50 context switches per advance).
+// Slots 32 apart share a bit, and glibc's own untimed waiters match every bit: those wake
+// spuriously, as all waiters did before, see nothing for them, and wait again.
+inline uint32_t waiter_bit(uint32_t slot) { return 1u << (slot % 32); }
+
+inline long futex_wait_bit(void* addr, bool priv, uint32_t val, uint32_t bit) {
+  return raw_futex(addr, FUTEX_WAIT_BITSET | (priv ? FUTEX_PRIVATE_FLAG : 0), val, nullptr, nullptr, bit);
+}
+
+inline void futex_wake_bit(void* addr, bool priv, uint32_t bit) {
+  raw_futex(addr, FUTEX_WAKE_BITSET | (priv ? FUTEX_PRIVATE_FLAG : 0), static_cast<uint32_t>(INT_MAX), nullptr, nullptr,
+            bit);
+}
+
 inline pid_t gettid_raw() { return static_cast<pid_t>(raw_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0)); }
 
 }  // namespace vtime::detail
