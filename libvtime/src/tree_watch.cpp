@@ -61,17 +61,11 @@ struct TreeCounters {
   uint32_t pad;
 };
 
-bool fail(std::string* why, const char* what, int err) {
-  if (why) {
-    *why = what;
-    if (err > 0) *why += std::string(": ") + strerror(err);
-  }
-  return false;
-}
+using detail::fail;
 
 // The helper (tree_watch_load.h) run with the socket as its descriptor 3 and nothing of our
 // environment; its answer, then its exit, awaited.
-bool load_through_helper(const std::string& helper, detail::TreeWatchFds& fds, std::string* why) {
+bool load_through_helper(const std::string& helper, detail::TreeWatchFds& fds, std::string& why) {
   if (helper.empty() || access(helper.c_str(), X_OK) != 0) {
     return fail(why, ("no CAP_BPF and CAP_PERFMON, and no " + std::string(detail::kTreeWatchHelper) +
                       (helper.empty() ? std::string() : " at " + helper)).c_str(), 0);
@@ -87,28 +81,36 @@ bool load_through_helper(const std::string& helper, detail::TreeWatchFds& fds, s
   int e = posix_spawn(&pid, helper.c_str(), &fa, nullptr, argv, envp);
   posix_spawn_file_actions_destroy(&fa);
   close(sv[1]);
-  std::string reason;
-  bool ok = e == 0 && detail::receive_tree_watch(sv[0], 10000, fds, reason);
-  close(sv[0]);
-  if (e == 0) {
-    if (!ok) kill(pid, SIGKILL);
-    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
+  if (e != 0) {
+    close(sv[0]);
+    return fail(why, ("cannot start " + helper).c_str(), e);
   }
-  if (e != 0) return fail(why, ("cannot start " + helper).c_str(), e);
-  if (!ok) return fail(why, (helper + ": " + reason).c_str(), 0);
-  return true;
+  std::string reason;
+  bool ok = detail::receive_tree_watch(sv[0], 10000, fds, reason);
+  close(sv[0]);
+  if (!ok) kill(pid, SIGKILL);
+  while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  return ok || fail(why, (helper + ": " + reason).c_str(), 0);
+}
+
+// The task map's word for process `pid` (a pidfd is its key); false with errno set otherwise
+// (ENOENT: not in the tree; EPERM: a kernel before 6.5 refusing bpf() without CAP_BPF).
+bool task_word(int tasks, pid_t pid, uint32_t& v) {
+  int fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  if (fd < 0) return false;
+  bool found = bpf_map_lookup_elem(tasks, &fd, &v) == 0;
+  int e = errno;
+  close(fd);
+  errno = e;
+  return found;
 }
 
 // Whether bpf() reads the task map for us: kernels before 6.5 refuse every bpf() call to a
 // process without CAP_BPF, even on a descriptor it holds (the lookup of ourselves finds nothing).
 bool tasks_readable(int tasks) {
-  int fd = static_cast<int>(syscall(SYS_pidfd_open, getpid(), 0));
-  if (fd < 0) return false;
   uint32_t v = 0;
-  bool ok = bpf_map_lookup_elem(tasks, &fd, &v) == 0 || errno == ENOENT;
-  close(fd);
-  return ok;
+  return task_word(tasks, getpid(), v) || errno == ENOENT;
 }
 
 }  // namespace
@@ -126,30 +128,32 @@ struct TreeWatch::Impl {
   size_t ring_producer_size = 0;
   int ring_epoll = -1;
 
+  const char* ring_data = nullptr;  // the records: one page into ring_producer
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+
   ~Impl() {
     if (counters) munmap(counters, counters_size);
-    if (ring_consumer) munmap(ring_consumer, page());
+    if (ring_consumer) munmap(ring_consumer, page);
     if (ring_producer) munmap(ring_producer, ring_producer_size);
     if (ring_epoll >= 0) close(ring_epoll);
     fds.close_all();
   }
 
-  static size_t page() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
-
-  bool map(std::string* why) {
+  bool map(std::string& why) {
     counters_size = fds.counters_size;
     if (counters_size < sizeof(TreeCounters)) return fail(why, "unexpected counter layout", 0);
     void* m = mmap(nullptr, counters_size, PROT_READ | PROT_WRITE, MAP_SHARED, fds.counters, 0);
     if (m == MAP_FAILED) return fail(why, "cannot map the counters", errno);
     counters = static_cast<TreeCounters*>(m);
     if (fds.ring_size == 0 || (fds.ring_size & (fds.ring_size - 1)) != 0) return fail(why, "unexpected ring size", 0);
-    m = mmap(nullptr, page(), PROT_READ | PROT_WRITE, MAP_SHARED, fds.ring, 0);
+    m = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_SHARED, fds.ring, 0);
     if (m == MAP_FAILED) return fail(why, "cannot map the ring's consumer page", errno);
     ring_consumer = static_cast<std::atomic<unsigned long>*>(m);
-    ring_producer_size = page() + 2 * size_t{fds.ring_size};
-    m = mmap(nullptr, ring_producer_size, PROT_READ, MAP_SHARED, fds.ring, static_cast<off_t>(page()));
+    ring_producer_size = page + 2 * size_t{fds.ring_size};
+    m = mmap(nullptr, ring_producer_size, PROT_READ, MAP_SHARED, fds.ring, static_cast<off_t>(page));
     if (m == MAP_FAILED) return fail(why, "cannot map the ring", errno);
     ring_producer = static_cast<char*>(m);
+    ring_data = ring_producer + page;
     ring_epoll = epoll_create1(EPOLL_CLOEXEC);
     epoll_event ev{};
     ev.events = EPOLLIN;
@@ -164,12 +168,11 @@ struct TreeWatch::Impl {
   void consume() {
     constexpr uint32_t kBusy = 1u << 31, kDiscard = 1u << 30, kHeader = 8;
     auto* producer = reinterpret_cast<std::atomic<unsigned long>*>(ring_producer);
-    const char* data = ring_producer + page();
     unsigned long cons = ring_consumer->load(std::memory_order_acquire);
     unsigned long prod = producer->load(std::memory_order_acquire);
     const unsigned long mask = fds.ring_size - 1;
     while (cons < prod) {
-      auto* len = reinterpret_cast<const std::atomic<uint32_t>*>(data + (cons & mask));
+      auto* len = reinterpret_cast<const std::atomic<uint32_t>*>(ring_data + (cons & mask));
       uint32_t l = len->load(std::memory_order_acquire);
       if (l & kBusy) break;
       cons += ((l & ~(kBusy | kDiscard)) + kHeader + 7) & ~7ul;
@@ -197,11 +200,11 @@ std::unique_ptr<TreeWatch> TreeWatch::open(std::string* why, const std::string& 
   } else {
     const char* env = getenv("VTIME_TREEWATCH");
     std::string helper = env && *env ? env : helper_dir.empty() ? "" : helper_dir + "/" + detail::kTreeWatchHelper;
-    loaded = load_through_helper(helper, impl->fds, &reason);
+    loaded = load_through_helper(helper, impl->fds, reason);
   }
-  loaded = loaded && impl->map(&reason);
+  loaded = loaded && impl->map(reason);
   if (loaded && !tasks_readable(impl->fds.tasks)) {
-    loaded = fail(&reason, "this kernel refuses map reads to unprivileged users (Linux before 6.5)", 0);
+    loaded = fail(reason, "this kernel refuses map reads to unprivileged users (Linux before 6.5)", 0);
   }
   if (!loaded) {
     if (mode == IdleMode::kKernel) throw std::runtime_error("VTIME_IDLE=kernel: " + reason);
@@ -244,12 +247,8 @@ void TreeWatch::wake_on(int fd, bool on) {
 }
 
 bool TreeWatch::watches(pid_t pid) const {
-  int fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-  if (fd < 0) return false;
   uint32_t v = 0;
-  bool found = bpf_map_lookup_elem(impl_->fds.tasks, &fd, &v) == 0;
-  close(fd);
-  return found && (v & 1u) != 0;
+  return task_word(impl_->fds.tasks, pid, v) && (v & 1u) != 0;
 }
 
 uint64_t TreeWatch::misses() const {

@@ -39,12 +39,6 @@ constexpr size_t kMaxFds = 64;
 // only repeat it, on a terminal that did not ask).
 int quiet_print(enum libbpf_print_level, const char*, va_list) { return 0; }
 
-bool fail(std::string& why, const char* what, int err) {
-  why = what;
-  if (err > 0) why += std::string(": ") + strerror(err);
-  return false;
-}
-
 // A descriptor of our own for one libbpf hands out (libbpf closes its own with the object).
 int keep(int fd) { return fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 3); }
 
@@ -85,6 +79,12 @@ bool take_maps(bpf_object* obj, TreeWatchFds& out, std::string& why) {
 }
 
 }  // namespace
+
+bool fail(std::string& why, const char* what, int err) {
+  why = what;
+  if (err > 0) why += std::string(": ") + strerror(err);
+  return false;
+}
 
 void TreeWatchFds::close_all() {
   for (int* fd : {&counters, &ring, &tasks}) {

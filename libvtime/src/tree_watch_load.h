@@ -46,6 +46,10 @@ bool send_tree_watch(int sock, const TreeWatchFds& fds, const std::string& error
 // vtime's side: receives what send_tree_watch sent, waiting up to `timeout_ms`.
 bool receive_tree_watch(int sock, int timeout_ms, TreeWatchFds& out, std::string& why);
 
+// Sets `why` to `what` (with strerror(err) when err > 0) and returns false: how every step of
+// loading and opening says why it failed.
+bool fail(std::string& why, const char* what, int err);
+
 // The file name of the helper, found beside the shim (as vtime-tracer is).
 inline constexpr const char* kTreeWatchHelper = "vtime-treewatch";
 
