@@ -828,7 +828,11 @@ TEST(RunningClock, NeverGoesBackWhenItStopsStartsOrChangesRate) {
       reads.fetch_add(1, std::memory_order_relaxed);
     }
   });
-  for (int i = 0; i < 3000; ++i) {
+  // The writer goes on until the reader has overlapped it for 3,000 reads too: on a loaded
+  // 2-core machine the reader may not be scheduled at all during 3,000 quick writes (CI saw 574
+  // reads), and a test whose reader never ran proves nothing. Bounded, so a reader that never runs
+  // fails below instead of hanging.
+  for (long i = 0; i < 3000 || (reads.load() <= 3000 && i < 30'000'000); ++i) {
     ctl.set_rate(1.0);
     std::this_thread::yield();
     ctl.set_rate(0);
