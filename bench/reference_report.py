@@ -48,12 +48,13 @@ def save(path, result):
             json.dump(result, f, indent=1, sort_keys=True)
 
 
-def compare(jobs, real, vt_start, vt_batsim, what="vtime"):
+def compare(jobs, real, vt_start, vt_batsim, what="vtime", quiet=False):
     """One row per job: the real starts, their median and spread, vtime's start (`vt_start`: what
     is compared, e.g. Slurm's own record; `vt_batsim`: Batsim's start, shown), the deviation and
     whether it is beyond max(1 s, spread). `real` is a list of {job id: (start, end)}. Printed as a
-    table."""
-    log("\n%5s %6s %4s | %-30s %8s %7s | %9s %10s %7s" % (
+    table unless `quiet`."""
+    say = (lambda msg: None) if quiet else log
+    say("\n%5s %6s %4s | %-30s %8s %7s | %9s %10s %7s" % (
         "job", "sub", "res", "real starts", "median", "spread", what, "vt batsim", "dev"))
     rows = []
     for j in jobs:
@@ -66,7 +67,7 @@ def compare(jobs, real, vt_start, vt_batsim, what="vtime"):
         bad = not abs(dev) <= max(1.0, spread)
         rows.append({"job": j["id"], "subtime": j["subtime"], "res": j["res"], "real_starts": starts, "median": med,
                      "spread": spread, "vtime": vs, "vtime_batsim": vb, "deviation": dev, "off": bad})
-        log("%5s %6g %4d | %-30s %8.3f %7.3f | %9.3f %10.3f %+7.3f%s" % (
+        say("%5s %6g %4d | %-30s %8.3f %7.3f | %9.3f %10.3f %+7.3f%s" % (
             j["id"], j["subtime"], j["res"], ",".join("%.6g" % s for s in starts), med, spread, vs, vb, dev,
             "  <-- off" if bad else ""))
     return rows

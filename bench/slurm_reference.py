@@ -64,7 +64,11 @@ def load_workload(path):
     return jobs, int(wl.get("nb_res", 0))
 
 
-def real_run(jobs, nodes, extra, work, tag, debug, conf_seen):
+def delays(jobs):
+    return {j["id"]: j["delay"] for j in jobs}
+
+
+def real_run(jobs, nodes, extra, work, tag, debug, conf_seen, latencies):
     d = os.path.join(work, tag)
     sv.NODES = nodes
     if debug:
@@ -118,16 +122,19 @@ def real_run(jobs, nodes, extra, work, tag, debug, conf_seen):
         if debug:  # the debug lines are the harness's own, not the configuration's
             settings -= {"SlurmctldDebug=debug3", "SlurmdDebug=debug4", "LogTimeFormat=iso8601_ms"}
         conf_seen.append(sorted(settings))
+        latencies.append(sv.slurm_latencies(os.path.join(d, "log", "slurmctld.log"), jc, delays(jobs)))
+        log("  real %s: %s" % (tag, sv.describe_latencies(latencies[-1])))
         return out
     finally:
         c.stop()
 
 
-def vtime_run(vtime, wl, extra_path, nodes, work, tag, bridge_args=()):
+def vtime_run(vtime, wl, jobs, extra_path, nodes, work, tag, bridge_args=(), vtime_args=()):
     prefix = os.path.join(work, tag)
     cmd = [vtime, "slurm", "--hosts", str(nodes), "-w", wl, "-e", prefix, "-q"]
     if extra_path:
         cmd += ["--slurm-conf", extra_path]
+    cmd += list(vtime_args)
     if bridge_args:
         cmd += ["--"] + list(bridge_args)
     t0 = time.monotonic()
@@ -151,7 +158,9 @@ def vtime_run(vtime, wl, extra_path, nodes, work, tag, bridge_args=()):
         text = f.read()
     port = int(re.search(r"SlurmctldPort=(\d+)", text).group(1))
     conf = sorted(sv.conf_settings(text, prefix + "_slurm", port))
-    return {"batsim": out, "slurm": slurm, "setup": setup, "wall": time.monotonic() - t0, "conf": conf}
+    lat = sv.slurm_latencies(prefix + "_slurm/log/slurmctld.log", prefix + "_slurm/jobcomp.txt", delays(jobs))
+    return {"batsim": out, "slurm": slurm, "setup": setup, "wall": time.monotonic() - t0, "conf": conf,
+            "latencies": lat}
 
 
 def main():
@@ -176,23 +185,24 @@ def main():
         extra = sv.extra_lines(a.slurm_conf) if a.slurm_conf else []
         nodes = a.nodes or nb_res or max(j["res"] for j in jobs)
         log("workload %s: %d jobs on %d nodes; %d real-time runs" % (a.workload, len(jobs), nodes, a.runs))
-        real, conf_seen = [], []
+        real, conf_seen, latencies = [], [], []
         if a.real_from:
             saved, real = report.load_real(a.real_from)
             if saved.get("slurm_conf") != extra:
                 raise sv.SetupError("%s was made with other slurm.conf lines: %s" % (a.real_from, saved.get("slurm_conf")))
             conf_seen = saved.get("conf", [])
+            latencies = saved.get("latencies", [])
             a.runs = 0
             log("  %d real runs from %s" % (len(real), a.real_from))
         for i in range(a.runs):
             t0 = time.monotonic()
-            real.append(real_run(jobs, nodes, extra, work, "real%d" % (i + 1), a.debug, conf_seen))
+            real.append(real_run(jobs, nodes, extra, work, "real%d" % (i + 1), a.debug, conf_seen, latencies))
             log("  real run %d of %d: %.0f s" % (i + 1, a.runs, time.monotonic() - t0))
         result = {"workload": os.path.abspath(a.workload), "slurm_conf": extra, "real": real,
-                  "conf": conf_seen[:1]}
+                  "conf": conf_seen[:1], "latencies": latencies}
         status = 0
         if a.vtime:
-            vt = [vtime_run(os.path.abspath(a.vtime), a.workload, a.slurm_conf, nodes, work, "vtime%d" % k, a.bridge_arg)
+            vt = [vtime_run(os.path.abspath(a.vtime), a.workload, jobs, a.slurm_conf, nodes, work, "vtime%d" % k, a.bridge_arg)
                   for k in (1, 2)]
             same = vt[0]["batsim"] == vt[1]["batsim"]
             if conf_seen and set(conf_seen[0]) != set(vt[0]["conf"]):
@@ -200,6 +210,12 @@ def main():
                                     % (sorted(set(conf_seen[0]) - set(vt[0]["conf"])),
                                        sorted(set(vt[0]["conf"]) - set(conf_seen[0]))))
             result["vtime"] = [v["slurm"] for v in vt]
+            # What decides the races that chain jobs, side by side (docs/slurm.md): the real
+            # cluster's latencies against those vtime-slurm charges.
+            log("\nlatencies in slurmctld's log:")
+            for i, lat in enumerate(latencies):
+                log("  real run %d: %s" % (i + 1, sv.describe_latencies(lat)))
+            log("  vtime:      %s" % sv.describe_latencies(vt[0]["latencies"]))
             status = report.report(a, jobs, real, vt[0]["slurm"], vt[0]["batsim"], same, vt[0]["wall"],
                                    "; ".join(extra) if extra else "generated slurm.conf", "slurm_reference",
                                    what="vt slurm", csv_column="vtime_start_slurm")

@@ -192,6 +192,66 @@ def jobcomp_records(path):
     return out
 
 
+def slurm_latencies(log_path, jobcomp_path, delays):
+    """The two latencies vtime-slurm models, as a slurmctld's own log shows them (real or virtual:
+    docs/slurm.md "What Slurm's settings mean in virtual time"), or None where the log is missing:
+    - the job start latency: from `sched: Allocate` to `_job_complete: ... done`, less the job's
+      `sleep` (`delays`: Batsim id -> seconds): the launch and the teardown; median, range, and
+      the medians of the jobs started alone and with others in one pass;
+    - the drift of slurmctld's background passes, seconds per second: the passes that allocate
+      come whole seconds apart plus what their ten 100 ms sleeps and their own work lost.
+    Whether a job chained behind another starts in the second of its end depends on the two
+    together (the end against the pass a job's length later)."""
+    if not os.path.exists(log_path):
+        return None
+    name = {r.get("JobId"): n for n, r in jobcomp_records(jobcomp_path).items()}
+    alloc, done = {}, {}
+    stamp = re.compile(r"\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})\] "
+                       r"(?:sched: Allocate JobId=(\d+) |_job_complete: JobId=(\d+) done)")
+    with open(log_path, errors="replace") as f:
+        for line in f:
+            m = stamp.match(line)
+            if not m:
+                continue
+            t = time.mktime(time.strptime(m.group(1)[:19], "%Y-%m-%dT%H:%M:%S")) + int(m.group(1)[20:]) / 1000
+            (alloc if m.group(2) else done).setdefault(m.group(2) or m.group(3), t)
+    passes = []  # the instants of the passes that allocated, and how many jobs each
+    for t in sorted(alloc.values()):
+        if passes and t - passes[-1][0] < 0.5:
+            passes[-1][1] += 1
+        else:
+            passes.append([t, 1])
+    together = {j: next(n for p, n in passes if 0 <= t - p < 0.5) > 1 for j, t in alloc.items()}
+    lat = {j: done[j] - alloc[j] - delays[name[j]] for j in alloc if j in done and name.get(j) in delays}
+    if not lat:
+        return None
+
+    def med(v):
+        v = sorted(v)
+        return None if not v else (v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2)
+    excess = iters = 0
+    for (a, _), (b, _) in zip(passes, passes[1:]):
+        k = round(b - a)
+        if k >= 1:
+            excess += (b - a) - k
+            iters += k
+    return {"job_start_latency": med(lat.values()), "job_start_latency_range": [min(lat.values()), max(lat.values())],
+            "jobs": len(lat), "alone": med([v for j, v in lat.items() if not together[j]]),
+            "together": med([v for j, v in lat.items() if together[j]]),
+            "pass_drift": excess / iters if iters else None, "passes": len(passes)}
+
+
+def describe_latencies(lat):
+    """One line of slurm_latencies' result."""
+    if not lat:
+        return "no slurmctld.log"
+    ms = lambda v: "-" if v is None else "%.1f" % (v * 1e3)  # noqa: E731
+    drift = "-" if lat["pass_drift"] is None else "%.2f" % (lat["pass_drift"] * 1e3)
+    return ("job start %s ms (%s-%s, %d jobs; alone %s, with others %s), passes drift %s ms/s (%d passes)"
+            % (ms(lat["job_start_latency"]), ms(lat["job_start_latency_range"][0]), ms(lat["job_start_latency_range"][1]),
+               lat["jobs"], ms(lat["alone"]), ms(lat["together"]), drift, lat["passes"]))
+
+
 # ---------------------------------------------------------------------------------------------
 # The vtime run
 

@@ -59,7 +59,7 @@ def validate_small_run(c, scheduler, wl, more, ids, column):
     """`vtime validate SCHEDULER -w wl --runs 2` end to end (more: its other options): exit 0 or 1
     (whether jobs fall within reality's range is the machine's), progress and summary lines, a
     CSV row per job in `ids` with two real starts, none before its submission (nor the vtime start,
-    column `column`), every run in the JSON, a PNG figure."""
+    column `column`), every run in the JSON, a PNG figure. Returns what it printed and the JSON."""
     prefix = c.prefix("small")
     r = subprocess.run([c.a.vtime, "validate", scheduler, "-w", wl, "--runs", "2", "-e", prefix] + list(more),
                        capture_output=True, text=True, timeout=600, cwd=c.dir, stdin=subprocess.DEVNULL)
@@ -81,6 +81,7 @@ def validate_small_run(c, scheduler, wl, more, ids, column):
     check(len(runs["real"]) == 2 and len(runs["vtime"]) == 2, "the JSON does not hold 2 real and 2 vtime runs")
     with open(prefix + "_validation.png", "rb") as f:
         check(f.read(8) == b"\x89PNG\r\n\x1a\n", "no PNG figure")
+    return r.stderr, runs
 
 class BridgeCase:
     """A scratch directory and the runs of one test case."""

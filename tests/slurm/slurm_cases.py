@@ -269,7 +269,14 @@ def validate_small(c):
                  {"id": "3", "subtime": 2, "res": 1, "walltime": 60, "profile": "d2"},
                  {"id": "10", "subtime": 2, "res": 1, "walltime": 60, "profile": "d3"}]}))
     conf = c.conf("fcfs.conf", "SchedulerType=sched/builtin\n")
-    bridge_cases.validate_small_run(c, "slurm", wl, ["--slurm-conf", conf], ["1", "10", "2", "3"], "vtime_start_slurm")
+    out, runs = bridge_cases.validate_small_run(c, "slurm", wl, ["--slurm-conf", conf], ["1", "10", "2", "3"],
+                                                "vtime_start_slurm")
+    # The latencies that decide chained starts, read from each slurmctld.log, real and virtual.
+    for run in ("real run 1: job start", "real run 2: job start", "vtime:      job start"):
+        check(run in out, "no latencies for %r" % run)
+    lat = runs["latencies"]
+    check(len(lat) == 2 and all(x and x["jobs"] == 4 and 0 < x["job_start_latency"] < 5 for x in lat),
+          "latencies in the JSON: %s" % lat)
 
 
 def replay(c):
