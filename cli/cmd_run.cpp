@@ -1,7 +1,7 @@
 // `vtime run`: a real-time scheduler against a Batsim simulation, under the virtual clock.
 #include "run_action.h"
 #include "command.h"
-#include "peak_rss.h"
+#include "self_usage.h"
 #include <vtime/recorder/recording.h>
 #include "embedded_sim.h"
 #include "epoch.h"
@@ -195,12 +195,14 @@ int run_action(const RunOptions& o) {
     double sim_time = static_cast<double>(summary.end_time.ns()) / 1e9;
     fprintf(stderr,
             "vtime run: makespan %s s, mean waiting time %s s, %s jobs (%s rejected, %s killed), simulated %.6f s in "
-            "%.3f s of wall time (speed-up x%.0f); %llu messages, %llu ticks, %llu advances%s; peak RSS %.1f MB\n",
+            "%.3f s of wall time (speed-up x%.0f); %llu messages, %llu ticks, %llu advances%s; peak RSS %.1f MB; "
+            "vtime's own CPU %.3f s\n",
             s["makespan"].c_str(), s["mean_waiting_time"].c_str(), s["nb_jobs"].c_str(), s["nb_jobs_rejected"].c_str(),
             s["nb_jobs_killed"].c_str(), sim_time, wall, wall > 0 ? sim_time / wall : 0.0,
             static_cast<unsigned long long>(summary.batsim_messages),
             static_cast<unsigned long long>(summary.ticks), static_cast<unsigned long long>(summary.advances),
-            summary.handovers ? (", " + std::to_string(summary.handovers) + " hand-overs").c_str() : "", peak_rss_mb());
+            summary.handovers ? (", " + std::to_string(summary.handovers) + " hand-overs").c_str() : "", peak_rss_mb(),
+            own_cpu_s());
   }
   return 0;
 }

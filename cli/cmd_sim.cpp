@@ -4,7 +4,7 @@
 #include <string>
 
 #include "command.h"
-#include "peak_rss.h"
+#include "self_usage.h"
 #include "vtime/sim/simulator.h"
 
 namespace vtime::cli {

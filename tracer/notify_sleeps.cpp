@@ -151,10 +151,18 @@ bool Tracer::note_signal_in_notify_sleep(pid_t tid) {
   if (!get_regs(tid, r) || static_cast<long>(r.rax) != -kErestartsys) return false;
   const long nr = static_cast<long>(r.orig_rax);
   if (nr == SYS_epoll_pwait || nr == SYS_epoll_wait) {
-    // A Go poller's notified epoll wait (the kernel's own returns -EINTR). If the controller took
-    // its events (the kernel dropped its answer, which the signal beat), the call returns them:
-    // they are in the thread's array already, and taken from the epoll set.
-    if (const int i = answered_slot_of(seg_, tid); i >= 0) {
+    // A Go poller's notified epoll wait (the kernel's own returns -EINTR). Its slot is ended
+    // first, so that the controller's watcher can take no events for it from here on. If the
+    // watcher has claimed it already (the kernel dropped its answer, which the signal beat), the
+    // call returns the events it took: they are in the thread's array, and gone from the epoll
+    // set. The other order lost them when the watcher claimed the slot between the two looks:
+    // the call returned EINTR, and the edge of an edge-triggered descriptor (libzmq's ZMQ_FD in
+    // Go's poller) never came again (a hang under load, issue 43).
+    bool ended = false;
+    if (const int i = notify_slot_of(seg_, tid); i >= 0) {
+      ended = end_slot(seg_.waiters[i], seg_.waiters[i].seq.load(std::memory_order_acquire));
+    }
+    if (const int i = ended ? -1 : answered_slot_of(seg_, tid); i >= 0) {
       auto& s = seg_.waiters[i];
       const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(1);
       while ((s.tracer_flags.load(std::memory_order_acquire) & abi::kTracerAnswering) != 0 &&
@@ -171,9 +179,6 @@ bool Tracer::note_signal_in_notify_sleep(pid_t tid) {
     // Else EINTR, as epoll gives after any signal, and the wait is over.
     r.rax = static_cast<unsigned long long>(-EINTR);
     set_regs(tid, r);
-    if (const int i = notify_slot_of(seg_, tid); i >= 0) {
-      end_slot(seg_.waiters[i], seg_.waiters[i].seq.load(std::memory_order_acquire));
-    }
     return false;
   }
   // Only a notified sleep leaves clock_nanosleep with -ERESTARTSYS (the kernel's own sleep says

@@ -601,17 +601,18 @@ void Tracer::end_wait(Thread& t) {
   if (t.slot >= 0) end_slot(seg_.waiters[t.slot], t.seq);
 }
 
-void Tracer::end_slot(abi::WaiterSlot& s, uint64_t seq) {
+bool Tracer::end_slot(abi::WaiterSlot& s, uint64_t seq) {
   detail::settle_waking(s);  // the controller at it (abi::kWaking): its outcome, then ours
-  if (s.seq.load(std::memory_order_acquire) != seq) return;
+  if (s.seq.load(std::memory_order_acquire) != seq) return false;
   for (uint32_t st : {abi::kWaiting, abi::kWoken}) {
     uint32_t expected = st;
     if (s.state.compare_exchange_strong(expected, abi::kClaimed, std::memory_order_acq_rel)) {
       s.deadline.store(abi::kNoDeadline, std::memory_order_relaxed);
       detail::notify_activity(seg_);
-      return;
+      return true;
     }
   }
+  return false;
 }
 
 void Tracer::on_syscall_stop(pid_t tid) {

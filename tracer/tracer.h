@@ -198,7 +198,8 @@ class Tracer {
   void end_wait(Thread& t);
   // Wait `seq` on slot `s` is over (Claimed; a notified sleep's slot is then the controller's to
   // free), once the controller is not at it (abi::kWaking); nothing if the slot moved on.
-  void end_slot(abi::WaiterSlot& s, uint64_t seq);
+  // Whether this call ended it.
+  bool end_slot(abi::WaiterSlot& s, uint64_t seq);
   Thread& thread(pid_t tid);
   bool passthrough(pid_t pid, uint64_t rip);
   void resume(pid_t tid, int sig = 0);

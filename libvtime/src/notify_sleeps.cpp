@@ -470,8 +470,13 @@ bool NotifiedSleeps::release_copy(size_t i, int* waking) {
     if (!sl.used || sl.copy != static_cast<int>(i) || !sl.pending) continue;
     auto& s = seg_.waiters[index];
     if (s.tid.load(std::memory_order_acquire) != sl.tid || s.seq.load(std::memory_order_acquire) != sl.seq) continue;
+    // Marked before the claim (abi::kTracerAnswering): a signal may end the wait meanwhile, and
+    // the tracer, which ends the slot first, must find a slot it could not end marked as ours
+    // (tracer/notify_sleeps.cpp, note_signal_in_notify_sleep), else the events taken below are lost.
+    s.tracer_flags.fetch_or(abi::kTracerAnswering, std::memory_order_seq_cst);
     uint32_t waiting = abi::kWaiting;
     if (!s.state.compare_exchange_strong(waiting, abi::kClaimed, std::memory_order_acq_rel)) {
+      s.tracer_flags.fetch_and(~abi::kTracerAnswering, std::memory_order_seq_cst);
       // The controller's advance is looking at it (only its own thread makes a slot Waking, and
       // it answers a due wait under mu_): the watcher tries again once that is settled.
       if (waiting == abi::kWaking && waking) *waking = static_cast<int>(index);
@@ -481,8 +486,6 @@ bool NotifiedSleeps::release_copy(size_t i, int* waking) {
     // kernel would give them), written where the call asked for them. Letting the call run
     // instead (SECCOMP_USER_NOTIF_FLAG_CONTINUE) would make it wait with its real timeout if
     // another thread took the events first (Go polls without blocking after a stop-the-world).
-    // Marked first (abi::kTracerAnswered): a signal may end the wait meanwhile.
-    s.tracer_flags.fetch_or(abi::kTracerAnswering, std::memory_order_seq_cst);
     epoll_event got[128];
     const int n = epoll_wait(copies_[i].fd, got, std::clamp(sl.maxevents, 1, 128), 0);
     const bool written = n > 0 && write_mem(sl.pid, sl.tid, sl.events, got, sizeof(epoll_event) * static_cast<size_t>(n));

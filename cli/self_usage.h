@@ -1,5 +1,6 @@
-// The peak resident size of this process (the simulator and, in `vtime run`, the broker), for
-// the one-line summaries of `vtime run` and `vtime sim --stats`.
+// What this process itself used (the simulator and, in `vtime run`, the broker and the clock's
+// controller): its peak resident size and its CPU time, for the one-line summaries of `vtime run`
+// and `vtime sim --stats`.
 #pragma once
 
 #include <sys/resource.h>
@@ -23,6 +24,16 @@ inline double peak_rss_mb() {
   struct rusage u {};
   getrusage(RUSAGE_SELF, &u);
   return static_cast<double>(u.ru_maxrss) / 1024.0;  // KiB on Linux
+}
+
+// User plus system CPU time of every thread of this process, not of its children: what vtime's
+// own work cost, apart from the wrapped tree's (bench/slurm_speed.sh sets it against the CPU time
+// of the whole run to find the tree's floor).
+inline double own_cpu_s() {
+  struct rusage u {};
+  getrusage(RUSAGE_SELF, &u);
+  auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+  return s(u.ru_utime) + s(u.ru_stime);
 }
 
 }  // namespace vtime::cli
