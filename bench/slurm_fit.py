@@ -8,7 +8,8 @@ is off (beyond max(1 s, the real runs' spread) of their median, as bench/slurm_r
 `vtime validate` judge). vtime runs are deterministic, so one run each suffices and the machine's
 load does not change the result; no real run and no root beyond what `vtime slurm` needs.
 
-Prints one line per combination: jobs off per reference and in all; with --detail, which jobs.
+Prints one line per combination: jobs off per reference and in all; with --detail, which jobs,
+and the latencies vtime's own slurmctld.log shows for the first reference.
 Usage:
   bench/slurm_fit.py --vtime build/release/cli/vtime \
       --try "" --try "--sleep-latency 200us" --try "-- --job-start-latency 22ms"
@@ -25,7 +26,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import slurm_reference as sr  # noqa: E402
 import reference_report as report  # noqa: E402
-import slurm_validation as sv  # noqa: E402 (SetupError)
+import slurm_validation as sv  # noqa: E402 (SetupError, latencies)
 
 
 def references(directory, only):
@@ -41,15 +42,15 @@ def references(directory, only):
 
 
 def run_one(vtime, ref, vtime_args, bridge_args, work):
-    """The jobs of one reference whose vtime start is off, as "id:deviation"."""
+    """The jobs of one reference whose vtime start is off, as "id:deviation", and the latencies
+    vtime's slurmctld.log shows (sv.slurm_latencies)."""
     name, wl, conf, real_path = ref
     jobs, nb_res = sr.load_workload(wl)
     _, real = report.load_real(real_path)
     v = sr.vtime_run(vtime, wl, jobs, conf, nb_res or max(j["res"] for j in jobs), work, name.replace(".", "_"),
                      bridge_args, vtime_args)
     rows = report.compare(jobs, real, v["slurm"], v["batsim"], quiet=True)
-    off = ["%s:%+g" % (r["job"], r["deviation"]) for r in rows if r["off"]]
-    return off
+    return ["%s:%+g" % (r["job"], r["deviation"]) for r in rows if r["off"]], v["latencies"]
 
 
 def main():
@@ -73,10 +74,12 @@ def main():
             words = shlex.split(t)
             vargs, bargs = (words[: words.index("--")], words[words.index("--") + 1:]) if "--" in words else (words, [])
             with tempfile.TemporaryDirectory(prefix="vtime-slurm-fit-") as work:
-                offs = [run_one(os.path.abspath(a.vtime), r, vargs, bargs, work) for r in refs]
+                runs = [run_one(os.path.abspath(a.vtime), r, vargs, bargs, work) for r in refs]
+            offs = [o for o, _ in runs]
             print("%-50s %s | %d" % (t or "(defaults)", " ".join("%-9d" % len(o) for o in offs),
                                      sum(len(o) for o in offs)), flush=True)
             if a.detail:
+                print("    vtime's latencies (%s): %s" % (refs[0][0], sv.describe_latencies(runs[0][1])), flush=True)
                 for r, o in zip(refs, offs):
                     if o:
                         print("    %s: %s" % (r[0], " ".join(o)), flush=True)
