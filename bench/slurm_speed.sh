@@ -69,6 +69,9 @@ if [ "$(id -u)" = 0 ]; then
 fi
 cg=${cg_root:+$cg_root/vtime-slurm-speed-$$}
 trap 'rm -rf "$tmp"; [ -n "$cg" ] && rmdir "$cg" 2>/dev/null; true' EXIT
+in_cgroup() {  # runs its arguments in the cgroup
+  sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$cg" "$@"
+}
 cg_cpu() {  # the cgroup's CPU time so far, seconds
   if [ -f "$cg/cpuacct.usage" ]; then awk '{ printf "%.6f", $1 / 1e9 }' "$cg/cpuacct.usage"
   else awk '$1 == "usage_usec" { printf "%.6f", $2 / 1e6 }' "$cg/cpu.stat"; fi
@@ -78,22 +81,20 @@ cg_cpu() {  # the cgroup's CPU time so far, seconds
 # in $tmp/LABEL.tree; with a cgroup, the run's whole CPU time in $tmp/LABEL.cpu
 run() {
   label=$1 wl=$2 mode=$3
-  if [ "$mode" = kernel ] && [ -n "$cg" ]; then
-    before=$(cg_cpu)
-    sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$cg" env VTIME_IDLE=kernel \
-      "$vt" slurm -p "$plat" -w "$wl" -e "$tmp/$label" --slurm-conf "$conf" 2> "$tmp/$label.err" &
-  elif [ "$mode" = user ]; then
+  wrap=""
+  if [ "$mode" = kernel ] && [ -n "$cg" ]; then wrap=in_cgroup before=$(cg_cpu); fi
+  if [ "$mode" = user ]; then
     setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$tmp/u" VTIME_IDLE=kernel \
       "$vt" slurm -p "$plat" -w "$wl" -e "$tmp/u/$label" --slurm-conf "$conf" 2> "$tmp/$label.err" &
   else
-    VTIME_IDLE=$mode "$vt" slurm -p "$plat" -w "$wl" -e "$tmp/$label" --slurm-conf "$conf" 2> "$tmp/$label.err" &
+    $wrap env VTIME_IDLE=$mode "$vt" slurm -p "$plat" -w "$wl" -e "$tmp/$label" --slurm-conf "$conf" 2> "$tmp/$label.err" &
   fi
   pid=$!
   sample_tree "$pid" "$tmp/$label.tree" &
   sampler=$!
   if ! wait "$pid"; then echo "slurm_speed.sh: $label failed:" >&2; cat "$tmp/$label.err" >&2; exit 2; fi
   wait "$sampler" 2>/dev/null || true
-  if [ "$mode" = kernel ] && [ -n "$cg" ]; then echo "$(cg_cpu) - $before" | bc -l > "$tmp/$label.cpu"; fi
+  if [ -n "$wrap" ]; then echo "$(cg_cpu) - $before" | bc -l > "$tmp/$label.cpu"; fi
   sed -n 's/.*simulated \([0-9.]*\) s in \([0-9.]*\) s of wall time.*; \([0-9]*\) messages, \([0-9]*\) ticks, \([0-9]*\) advances.*own CPU \([0-9.]*\) s.*/\2 \1 \3 \4 \5 \6/p' "$tmp/$label.err"
 }
 

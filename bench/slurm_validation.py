@@ -40,6 +40,7 @@ import re
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -215,20 +216,20 @@ def slurm_latencies(log_path, jobcomp_path, delays):
                 continue
             t = time.mktime(time.strptime(m.group(1)[:19], "%Y-%m-%dT%H:%M:%S")) + int(m.group(1)[20:]) / 1000
             (alloc if m.group(2) else done).setdefault(m.group(2) or m.group(3), t)
-    passes = []  # the instants of the passes that allocated, and how many jobs each
-    for t in sorted(alloc.values()):
+    passes = []  # the passes that allocated: their first instant and their jobs
+    for t, j in sorted((t, j) for j, t in alloc.items()):
         if passes and t - passes[-1][0] < 0.5:
-            passes[-1][1] += 1
+            passes[-1][1].append(j)
         else:
-            passes.append([t, 1])
-    together = {j: next(n for p, n in passes if 0 <= t - p < 0.5) > 1 for j, t in alloc.items()}
+            passes.append((t, [j]))
+    together = {j for _, js in passes if len(js) > 1 for j in js}
     lat = {j: done[j] - alloc[j] - delays[name[j]] for j in alloc if j in done and name.get(j) in delays}
     if not lat:
         return None
 
     def med(v):
-        v = sorted(v)
-        return None if not v else (v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2)
+        v = list(v)
+        return statistics.median(v) if v else None
     excess = iters = 0
     for (a, _), (b, _) in zip(passes, passes[1:]):
         k = round(b - a)
@@ -236,8 +237,8 @@ def slurm_latencies(log_path, jobcomp_path, delays):
             excess += (b - a) - k
             iters += k
     return {"job_start_latency": med(lat.values()), "job_start_latency_range": [min(lat.values()), max(lat.values())],
-            "jobs": len(lat), "alone": med([v for j, v in lat.items() if not together[j]]),
-            "together": med([v for j, v in lat.items() if together[j]]),
+            "jobs": len(lat), "alone": med(v for j, v in lat.items() if j not in together),
+            "together": med(v for j, v in lat.items() if j in together),
             "pass_drift": excess / iters if iters else None, "passes": len(passes)}
 
 

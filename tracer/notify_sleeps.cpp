@@ -157,7 +157,7 @@ bool Tracer::note_signal_in_notify_sleep(pid_t tid) {
     // call returns the events it took: they are in the thread's array, and gone from the epoll
     // set. The other order lost them when the watcher claimed the slot between the two looks:
     // the call returned EINTR, and the edge of an edge-triggered descriptor (libzmq's ZMQ_FD in
-    // Go's poller) never came again (a hang under load, issue 43).
+    // Go's poller) would never come again (found by reading; never seen to happen).
     bool ended = false;
     if (const int i = notify_slot_of(seg_, tid); i >= 0) {
       ended = end_slot(seg_.waiters[i], seg_.waiters[i].seq.load(std::memory_order_acquire));
