@@ -40,10 +40,19 @@
 #include <bpf/bpf_core_read.h>
 
 // The fields read, relocated against the running kernel's BTF (CO-RE).
+typedef struct {
+  int counter;
+} atomic_t;
+
+struct signal_struct {
+  atomic_t live;  // the group's threads that have not begun their exit
+} __attribute__((preserve_access_index));
+
 struct task_struct {
   int pid;
   int tgid;
   unsigned int __state;
+  struct signal_struct *signal;
 } __attribute__((preserve_access_index));
 
 struct {
@@ -71,6 +80,20 @@ struct {
 #define TASK_DEAD 0x80u
 #define TASK_FROZEN 0x8000u
 
+// The last exits, by exit number (`exits` before it counted the exit) modulo the ring's size:
+// which thread, and whether a process may have ended with it (its leader, or its group's last
+// thread). The controller frees what a dead thread held in its tables; it needs /proc only when
+// a process may have ended, or when it missed entries (more exits than the ring holds between
+// two looks). `seq` is the exit number + 1 once the entry is written, 0 while it is being
+// written: a reader that reads it equal before and after the other fields read them whole.
+#define EXITED_RING 64
+
+struct exited_thread {
+  __u64 seq;
+  __u32 tid;
+  __u32 process;
+};
+
 // The counters, in .bss: user space maps them and reads them with plain loads. One struct, so
 // its layout is the one TreeCounters declares in tree_watch.cpp.
 struct tree_counters {
@@ -81,6 +104,7 @@ struct tree_counters {
   __s32 root_pid;    // that child, once born
   __u32 lost;        // children that could not be tracked: the count is no longer complete
   __u32 pad;
+  struct exited_thread exited[EXITED_RING];
 } counters = {};
 
 // Per cpu: PEND (NET_RX raised, its handler not entered), RUN (the handler runs). A map of its
@@ -178,8 +202,15 @@ int BPF_PROG(tree_switch, _Bool preempt, struct task_struct *prev, struct task_s
   if (v) {
     if (prev_state & TASK_DEAD) {
       // The exit first: a reader that sees the count drop sees the exit too, and looks for a
-      // traced zombie (a parent that the tracer has still to notify).
-      __sync_fetch_and_add(&counters.exits, 1);
+      // traced zombie (a parent that the tracer has still to notify). The group's `live` was
+      // decremented at the start of this thread's exit: zero when it is the last (two threads
+      // ending together may both read zero, which only costs the controller a look at /proc).
+      __u64 i = __sync_fetch_and_add(&counters.exits, 1);
+      struct exited_thread *e = &counters.exited[i & (EXITED_RING - 1)];
+      __sync_lock_test_and_set(&e->seq, 0);
+      e->tid = prev->pid;
+      e->process = prev->pid == prev->tgid || BPF_CORE_READ(prev, signal, live.counter) == 0;
+      __sync_lock_test_and_set(&e->seq, i + 1);
       __sync_fetch_and_add(&counters.generation, 1);
       account(__sync_fetch_and_and(v, ~ACTIVE), 0);
     } else if (!preempt && (prev_state & 0xffu) == TASK_INTERRUPTIBLE && !(prev_state & TASK_FROZEN) &&

@@ -36,11 +36,12 @@ bool TreeMembers::free_if_thread_gone(uint32_t i) {
   return true;
 }
 
-void TreeMembers::free_gone_threads() {
+void TreeMembers::free_gone_threads(const std::vector<pid_t>* only) {
   for (uint32_t i = 0, n = waiter_limit(seg_); i < n; ++i) {
     auto& w = seg_.waiters[i];
     uint32_t st = w.state.load(std::memory_order_acquire);
     if ((st != abi::kWaiting && st != abi::kWoken) || w.is_timer.load() != 0) continue;
+    if (only && std::find(only->begin(), only->end(), w.tid.load()) == only->end()) continue;
     free_if_thread_gone(i);
   }
 }

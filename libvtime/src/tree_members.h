@@ -37,8 +37,9 @@ class TreeMembers {
   // Frees waiter slot i, a thread's, when its thread no longer exists (it can never be consumed).
   // false when the thread is still there.
   bool free_if_thread_gone(uint32_t i);
-  // Frees the waiter slots of every thread that no longer exists (timers belong to processes).
-  void free_gone_threads();
+  // Frees the waiter slots of every thread that no longer exists (timers belong to processes);
+  // with `only`, of those threads alone (the ones the kernel saw exit).
+  void free_gone_threads(const std::vector<pid_t>* only = nullptr);
   // The root's exit is on its way to the owner, which reaps it as soon as the kernel lets it.
   bool root_exiting();
   // Thread `tid` is a zombie a tracer has not reaped yet (only asked of zombies).

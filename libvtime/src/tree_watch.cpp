@@ -25,6 +25,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <iterator>
 #include <vector>
 #endif
 
@@ -59,6 +60,11 @@ struct TreeCounters {
   int32_t root_pid;
   uint32_t lost;
   uint32_t pad;
+  struct Exited {
+    uint64_t seq;
+    uint32_t tid;
+    uint32_t process;
+  } exited[64];
 };
 
 using detail::fail;
@@ -231,6 +237,21 @@ TreeWatch::Counts TreeWatch::counts() const {
   return c;
 }
 
+bool TreeWatch::exited_threads(uint64_t from, uint64_t to, std::vector<pid_t>& out) const {
+  out.clear();
+  constexpr uint64_t kRing = std::size(TreeCounters{}.exited);
+  if (to < from || to - from > kRing) return false;
+  for (uint64_t i = from; i < to; ++i) {
+    TreeCounters::Exited* e = &impl_->counters->exited[i % kRing];
+    uint64_t seq = impl_->load_field(&e->seq);
+    uint32_t tid = impl_->load_field(&e->tid);
+    uint32_t process = impl_->load_field(&e->process);
+    if (seq != i + 1 || impl_->load_field(&e->seq) != seq || process != 0) return false;
+    out.push_back(static_cast<pid_t>(tid));
+  }
+  return true;
+}
+
 bool TreeWatch::wait_quiet(long timeout_us) {
   epoll_event ev;
   timespec ts{timeout_us / 1000000, (timeout_us % 1000000) * 1000};
@@ -273,6 +294,7 @@ std::unique_ptr<TreeWatch> TreeWatch::open(std::string* why, const std::string&)
 void TreeWatch::adopt_next_fork() {}
 pid_t TreeWatch::root() const { return 0; }
 TreeWatch::Counts TreeWatch::counts() const { return {}; }
+bool TreeWatch::exited_threads(uint64_t, uint64_t, std::vector<pid_t>&) const { return false; }
 bool TreeWatch::wait_quiet(long) { return false; }
 void TreeWatch::wake_on(int, bool) {}
 bool TreeWatch::watches(pid_t) const { return false; }

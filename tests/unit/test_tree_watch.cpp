@@ -258,6 +258,53 @@ TEST(TreeWatch, WaitQuietWakesWhenTheTreeBlocks) {
   close(fds[1]);
 }
 
+// The kernel names the threads that exited, so that the controller frees their slots without
+// reading /proc, unless an exit may have ended a process: a thread that ends while its process
+// lives on is named (its tid, as the child saw it), a process that ends is not, nor a range the
+// program no longer keeps (it keeps the last 64).
+TEST(TreeWatch, NamesExitedThreadsButNotEndedProcesses) {
+  OPEN_WATCH(w);
+  int tids[2];
+  ASSERT_EQ(pipe(tids), 0);
+  int go[2];
+  ASSERT_EQ(pipe(go), 0);
+  pid_t child = adopt(*w, [&] {
+    char c;
+    // Wait for the start signal, then: one thread that ends (the process lives on), then a
+    // grandchild process that ends.
+    if (read(go[0], &c, 1) != 1) _exit(3);
+    std::thread t([&] {
+      pid_t me = static_cast<pid_t>(syscall(SYS_gettid));
+      if (write(tids[1], &me, sizeof me) != sizeof me) _exit(3);
+    });
+    t.join();
+    if (read(go[0], &c, 1) != 1) _exit(3);
+    pid_t g = fork();
+    if (g == 0) _exit(0);
+    waitpid(g, nullptr, 0);
+    block_forever();
+  });
+  ASSERT_TRUE(eventually([&] { return w->counts().active == 0; }));
+  const uint64_t e0 = w->counts().exits;
+  ASSERT_EQ(write(go[1], "x", 1), 1);
+  pid_t thread_tid = 0;
+  ASSERT_EQ(read(tids[0], &thread_tid, sizeof thread_tid), static_cast<ssize_t>(sizeof thread_tid));
+  ASSERT_TRUE(eventually([&] { return w->counts().exits == e0 + 1 && w->counts().active == 0; }));
+  std::vector<pid_t> gone;
+  EXPECT_TRUE(w->exited_threads(e0, e0 + 1, gone));
+  EXPECT_EQ(gone, std::vector<pid_t>{thread_tid});
+  EXPECT_TRUE(w->exited_threads(e0 + 1, e0 + 1, gone));
+  EXPECT_TRUE(gone.empty());
+  ASSERT_EQ(write(go[1], "x", 1), 1);
+  ASSERT_TRUE(eventually([&] { return w->counts().exits == e0 + 2 && w->counts().active == 0; }));
+  EXPECT_FALSE(w->exited_threads(e0 + 1, e0 + 2, gone)) << "a process ended: /proc must be read";
+  EXPECT_FALSE(w->exited_threads(e0, e0 + 2, gone));
+  EXPECT_FALSE(w->exited_threads(e0 + 2 - 65, e0 + 2, gone)) << "more exits than the program keeps";
+  EXPECT_FALSE(w->exited_threads(e0 + 2, e0 + 1, gone));
+  reap(child);
+  for (int fd : {tids[0], tids[1], go[0], go[1]}) close(fd);
+}
+
 // The count is right only if the kernel ran the program for every event: it drops one that comes
 // while the same program runs on that cpu (docs/shim.md, "A check on the count"). Two threads
 // waking each other a thousand times through a pipe pair, then both blocked: the count is back

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace vtime {
 
@@ -62,6 +63,10 @@ class TreeWatch {
   // Generation is read first: a caller comparing two reads' generations knows nothing changed
   // between them when they are equal.
   Counts counts() const;
+  // The threads of exits number `from` to `to` - 1 (Counts::exits counts them) into `out`, when
+  // none of them may have ended a process (a leader, or a group's last thread) and the kernel's
+  // record of each is still there (it keeps the last 64); false otherwise: look in /proc.
+  bool exited_threads(uint64_t from, uint64_t to, std::vector<pid_t>& out) const;
   // Blocks until `active` has dropped to zero since the last call (the program says so), or
   // `timeout_us` of real time passed. Returns true when woken by the program.
   bool wait_quiet(long timeout_us);
