@@ -73,6 +73,20 @@ void EmbeddedSimulator::send(const std::string& bytes) {
   stepper_.answer(bytes);
 }
 
+protocol::Message EmbeddedSimulator::recv_message() {
+  if (interrupted_if_signalled()) gone();
+  std::optional<protocol::Message> m = stepper_.next_message();
+  if (!m) gone();
+  awaiting_reply_ = true;
+  return std::move(*m);
+}
+
+void EmbeddedSimulator::send_message(protocol::Message reply) {
+  if (interrupted_if_signalled() || stepper_.ended()) gone();
+  awaiting_reply_ = false;
+  stepper_.answer_message(std::move(reply));
+}
+
 int EmbeddedSimulator::finish() {
   // The broker stopped before SIMULATION_ENDS was answered.
   if (!stepper_.ended() && !interrupted_if_signalled()) {

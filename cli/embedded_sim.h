@@ -40,6 +40,10 @@ class EmbeddedSimulator : public broker::BatsimPort {
   std::string recv() override;
   // The answer to the last message. Throws broker::SimulatorGone once it has stopped.
   void send(const std::string& bytes) override;
+  // The same, without their text (broker::BatsimPort).
+  bool speaks_messages() const override { return true; }
+  protocol::Message recv_message() override;
+  void send_message(protocol::Message reply) override;
 
   // Ends the simulation if the broker stopped before SIMULATION_ENDS was answered: the simulator
   // is told the conversation is over and writes what it has. Returns `vtime sim`'s exit status

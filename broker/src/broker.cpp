@@ -561,11 +561,21 @@ class Conversation {
   }
 
   void loop() {
+    BatsimPort* typed = opts_.batsim_port && opts_.batsim_port->speaks_messages() ? opts_.batsim_port : nullptr;
+    const bool debug = log_enabled("broker", LogLevel::kDebug);
     for (;;) {
-      std::string bytes = *recv_batsim();
+      // From a typed port, text only where it is needed (see BatsimPort).
+      std::string bytes;
+      protocol::Result<Message> parsed = protocol::Error{};
+      if (typed) {
+        parsed = typed->recv_message();
+        if (opts_.observer || debug) bytes = protocol::serialise(*parsed);
+      } else {
+        bytes = *recv_batsim();
+        parsed = protocol::parse_message(bytes, Direction::to_scheduler);
+      }
       ++summary_.batsim_messages;
       VTIME_LOGF("broker", LogLevel::kDebug, "batsim -> %s", bytes.substr(0, 300).c_str());
-      auto parsed = protocol::parse_message(bytes, Direction::to_scheduler);
       if (opts_.observer) {
         Nanos at = to_nanos(session_.now());
         opts_.observer->message(MsgDir::kFromBatsim, bytes, parsed ? std::max(parsed->now, at).ns() : at.ns());
@@ -605,8 +615,9 @@ class Conversation {
 
       std::vector<Event> decisions;
       if (!for_sched.events.empty()) {
-        // Forward Batsim's own bytes when nothing was taken out.
-        Message reply = exchange(filtered ? protocol::serialise(for_sched) : bytes, T, ends);
+        // Forward Batsim's own bytes when nothing was taken out (a typed port's message, the
+        // same events, written as its text would have been).
+        Message reply = exchange(filtered || typed ? protocol::serialise(for_sched) : bytes, T, ends);
         collect(reply, decisions);
         if (begins && session_.now() > to_tp(T)) {
           setup_ = setup_ + (session_.now() - to_tp(T));
@@ -620,16 +631,20 @@ class Conversation {
       answer.now = reply_now_;
       answer.events = std::move(decisions);
       if (!ends) maybe_call_me_later(answer);
-      std::string out = protocol::serialise(answer);
+      std::string out;
+      if (!typed || opts_.observer || debug) out = protocol::serialise(answer);
       VTIME_LOGF("broker", LogLevel::kDebug, "batsim <- %s", out.substr(0, 300).c_str());
       if (opts_.observer) opts_.observer->message(MsgDir::kToBatsim, out, answer.now.ns());
-      if (opts_.batsim_port) {
+      const Nanos answered_at = answer.now;
+      if (typed) {
+        typed->send_message(std::move(answer));
+      } else if (opts_.batsim_port) {
         opts_.batsim_port->send(out);
       } else {
         batsim_.send(zmq::buffer(out), zmq::send_flags::none);
       }
       if (opts_.progress) {
-        opts_.progress("simulated " + protocol::format_seconds(answer.now) + " s, jobs " + std::to_string(jobs_.done()) +
+        opts_.progress("simulated " + protocol::format_seconds(answered_at) + " s, jobs " + std::to_string(jobs_.done()) +
                        "/" + std::to_string(jobs_.submitted()));
       }
       if (ends) return;

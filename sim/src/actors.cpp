@@ -37,9 +37,11 @@ kernel::Body Simulation::submitter() {
 // request_reply_scheduler_process + JsonProtocolReader: the exchange with the scheduler (time
 // stands still), then each decision goes to the server at its own timestamp (sleeping until then
 // if it is later), then SCHED_READY at the reply's `now`.
-kernel::Body Simulation::request_reply(std::string message, bool is_end) {
+kernel::Body Simulation::request_reply(Message message, bool is_end) {
   pending_end_ = is_end;
-  co_await engine_.exchange(std::move(message));
+  // The engine only stops the world; the message waits here for next_message().
+  outgoing_ = std::move(message);
+  co_await engine_.exchange({});
   // answer() has parsed and checked the reply; the message it answered names the errors.
   Message reply = std::move(*reply_);
   reply_.reset();

@@ -97,7 +97,7 @@ kernel::Body Simulation::send_to_scheduler(bool is_end) {
   Message msg{instant(engine_.now()).to_micros(), std::move(outbox_), {}};
   outbox_.clear();
   sched_ready_ = false;
-  return request_reply(serialise(msg), is_end);
+  return request_reply(std::move(msg), is_end);
 }
 
 std::unique_ptr<Ip> Simulation::make_ip(Ip::Type t) {

@@ -94,8 +94,10 @@ class Simulation {
   Simulation(const Platform& p, JobSource& source, Outputs& o);
   ~Simulation();
 
-  std::optional<std::string> next();
-  void answer(const std::string& reply);
+  std::optional<std::string> next();  // next_message(), as text
+  void answer(const std::string& reply);  // read, then answer_message
+  std::optional<Message> next_message();
+  void answer_message(Message reply);
   void abandon(const PeerStatus& st);
   bool ended() const { return ended_; }
   const RunReport& report() const { return report_; }
@@ -104,7 +106,7 @@ class Simulation {
   // ---- actors (actors.cpp, server.cpp)
   kernel::Body server();
   kernel::Body submitter();
-  kernel::Body request_reply(std::string message, bool is_end);
+  kernel::Body request_reply(Message message, bool is_end);
   kernel::Body job(size_t slot);
   kernel::Body waiter(double target);
   kernel::Body killer(std::vector<std::string> ids, std::vector<size_t> slots);
@@ -180,6 +182,7 @@ class Simulation {
   static std::string context(long seq, double now);
   bool pending_end_ = false;
   std::optional<Message> reply_;           // the parsed reply, for the request-reply actor
+  std::optional<Message> outgoing_;        // the request-reply actor's message, for next_message
   RunReport report_;
   std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point pending_since_;

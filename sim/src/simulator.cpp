@@ -129,6 +129,12 @@ void Simulation::record_rejected(size_t j) {
 // ---- the conversation --------------------------------------------------------------------
 
 std::optional<std::string> Simulation::next() {
+  std::optional<Message> m = next_message();
+  if (!m) return std::nullopt;
+  return serialise(*m);
+}
+
+std::optional<Message> Simulation::next_message() {
   if (ended_) return std::nullopt;
   if (!started_) {
     started_ = true;
@@ -136,9 +142,9 @@ std::optional<std::string> Simulation::next() {
     engine_.start(master_, server());
     engine_.start(master_, submitter());
   }
-  std::optional<std::string> m = engine_.run();
+  std::optional<std::string> stop = engine_.run();
   if (ended_) return std::nullopt;
-  if (!m) {
+  if (!stop) {
     if (!end_ack_) {
       // Nothing can happen any more, and the scheduler has left jobs waiting.
       std::vector<size_t> waiting;  // in file order
@@ -161,6 +167,8 @@ std::optional<std::string> Simulation::next() {
   pending_seq_ = seq;
   pending_now_ = engine_.now();
   pending_since_ = std::chrono::steady_clock::now();
+  std::optional<Message> m = std::move(outgoing_);
+  outgoing_.reset();
   return m;
 }
 
@@ -169,15 +177,26 @@ std::string Simulation::context(long seq, double now) {
 }
 
 void Simulation::answer(const std::string& reply) {
+  auto parsed = parse_message(reply, Direction::to_batsim);
+  if (!parsed) {
+    waiting_for_scheduler_ += std::chrono::steady_clock::now() - pending_since_;
+    return fail(Outcome::invalid_reply, "invalid reply to " + context(pending_seq_, pending_now_) + ": " + parsed.error());
+  }
+  answer_message(std::move(parsed).value());
+}
+
+void Simulation::answer_message(Message reply) {
   waiting_for_scheduler_ += std::chrono::steady_clock::now() - pending_since_;
   auto refuse = [&](const std::string& why) {
     fail(Outcome::invalid_reply, "invalid reply to " + context(pending_seq_, pending_now_) + ": " + why);
   };
-  auto parsed = parse_message(reply, Direction::to_batsim);
-  if (!parsed) return refuse(parsed.error());
-  for (size_t i = 0; i < parsed->events.size(); ++i) {
-    const Event& ev = parsed->events[i];
+  for (size_t i = 0; i < reply.events.size(); ++i) {
+    const Event& ev = reply.events[i];
     auto where = [&] { return "event " + std::to_string(i) + " (" + std::string(type_name(ev.payload)) + "): "; };
+    // What parse_message checks of a reply's text, for a reply handed over as it is.
+    if (ev.timestamp > reply.now)
+      return refuse(where() + "timestamp " + format_seconds(ev.timestamp) + " is later than the message's now " +
+                    format_seconds(reply.now) + " (Batsim requires timestamp <= now)");
     if (pending_end_)
       return refuse(where() + "the reply to SIMULATION_ENDS must carry no event" +
                     (std::holds_alternative<CallMeLater>(ev.payload) ? " (real Batsim aborts on a CALL_ME_LATER here)" : ""));
@@ -196,7 +215,7 @@ void Simulation::answer(const std::string& reply) {
         ev.payload);
     if (!err.empty()) return refuse(where() + err);
   }
-  reply_ = std::move(parsed).value();  // the request-reply actor takes it at the next run()
+  reply_ = std::move(reply);  // the request-reply actor takes it at the next run()
 }
 
 void Simulation::abandon(const PeerStatus& st) {
@@ -273,6 +292,8 @@ Stepper::Stepper(const Platform& platform, JobSource& workload, Outputs& outputs
 Stepper::~Stepper() = default;
 std::optional<std::string> Stepper::next() { return impl_->sim.next(); }
 void Stepper::answer(const std::string& reply) { impl_->sim.answer(reply); }
+std::optional<protocol::Message> Stepper::next_message() { return impl_->sim.next_message(); }
+void Stepper::answer_message(protocol::Message reply) { impl_->sim.answer_message(std::move(reply)); }
 void Stepper::abandon(const PeerStatus& status) { impl_->sim.abandon(status); }
 bool Stepper::ended() const { return impl_->sim.ended(); }
 const RunReport& Stepper::report() const { return impl_->sim.report(); }

@@ -261,3 +261,89 @@ TEST_F(SimulatorTest, KillingAComposedJobReportsItsNestedProgress) {
   EXPECT_EQ(c->job_state, JobState::completed_killed);
   EXPECT_EQ(c->return_code, -2);
 }
+
+// A caller in the same process may take the messages as they are (Stepper::next_message and
+// answer_message: `vtime run`'s broker with the embedded simulator). They must be the text's
+// messages: the same run driven both ways sends the same bytes at every step and writes the same
+// outputs, with submissions, a composed profile, a CALL_ME_LATER, kills and a rejection.
+TEST_F(SimulatorTest, StepperHandsOverTheMessagesItsTextCarries) {
+  const std::string wl = dir_ + "/wl.json";
+  std::ofstream(wl) << R"({"nb_res":3,"jobs":[{"id":"0","subtime":0,"res":1,"profile":"c"},
+      {"id":"1","subtime":0,"res":1,"profile":"b"},{"id":"2","subtime":3,"res":2,"profile":"b"},
+      {"id":"3","subtime":4,"res":1,"walltime":5,"profile":"b"}],
+      "profiles":{"a":{"type":"delay","delay":100},"b":{"type":"delay","delay":10},
+                  "c":{"type":"composed","repeat":2,"seq":["a","b"]}}})";
+  auto p = make_platform(3, "master_host");
+  auto decide = [](const Message& m, int& next) {
+    Message r{m.now, {}, {}};
+    for (const auto& e : m.events) {
+      if (const auto* s = std::get_if<JobSubmitted>(&e.payload)) {
+        if (s->job_id == "w0!2") {
+          r.events.push_back(Event{m.now, RejectJob{s->job_id}, {}});
+        } else {
+          r.events.push_back(Event{m.now, ExecuteJob{s->job_id, ResourceSet::from_ids({next++}), {}}, {}});
+          r.events.push_back(Event{m.now, CallMeLater{m.now + Nanos::seconds(25)}, {}});
+        }
+      }
+      if (std::holds_alternative<RequestedCall>(e.payload)) r.events.push_back(Event{m.now, KillJob{{"w0!0"}}, {}});
+    }
+    return r;
+  };
+  auto text_src = open_workload(wl, "w0");
+  auto typed_src = open_workload(wl, "w0");
+  ASSERT_TRUE(text_src && typed_src);
+  auto text_out = Outputs::open(dir_ + "/text");
+  auto typed_out = Outputs::open(dir_ + "/typed");
+  ASSERT_TRUE(text_out && typed_out);
+  Stepper text(*p, **text_src, **text_out);
+  Stepper typed(*p, **typed_src, **typed_out);
+  int text_next = 0, typed_next = 0, steps = 0;
+  for (;;) {
+    std::optional<std::string> t = text.next();
+    std::optional<Message> m = typed.next_message();
+    ASSERT_EQ(t.has_value(), m.has_value()) << "at step " << steps;
+    if (!t) break;
+    ASSERT_EQ(*t, serialise(*m)) << "at step " << steps;
+    auto parsed = parse_message(*t, Direction::to_scheduler);
+    ASSERT_TRUE(parsed) << parsed.error();
+    text.answer(serialise(decide(*parsed, text_next)));
+    typed.answer_message(decide(*m, typed_next));
+    ++steps;
+  }
+  EXPECT_GE(steps, 7);
+  EXPECT_EQ(text.report().outcome, Outcome::completed) << text.report().error;
+  EXPECT_EQ(typed.report().outcome, Outcome::completed) << typed.report().error;
+  EXPECT_EQ(text.report().messages, typed.report().messages);
+  auto read = [](const std::string& f) {
+    std::ifstream in(f);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  EXPECT_NE(read(dir_ + "/typed_jobs.csv").find("COMPLETED_KILLED"), std::string::npos);
+  EXPECT_NE(read(dir_ + "/typed_jobs.csv").find("REJECTED"), std::string::npos);
+  EXPECT_EQ(read(dir_ + "/text_jobs.csv"), read(dir_ + "/typed_jobs.csv"));
+}
+
+// A reply handed over as it is gets the checks its text would: an event later than the reply's
+// `now` is refused with the words the text's reader uses.
+TEST_F(SimulatorTest, AMessageHandedOverIsCheckedLikeItsText) {
+  const std::string wl = dir_ + "/wl.json";
+  std::ofstream(wl) << R"({"nb_res":1,"jobs":[{"id":"0","subtime":0,"res":1,"profile":"b"}],
+      "profiles":{"b":{"type":"delay","delay":10}}})";
+  auto p = make_platform(1, "master_host");
+  auto src = open_workload(wl, "w0");
+  auto out = Outputs::open(dir_ + "/o");
+  ASSERT_TRUE(src && out);
+  Stepper s(*p, **src, **out);
+  std::optional<Message> m = s.next_message();
+  ASSERT_TRUE(m);
+  Message bad{m->now, {Event{m->now + Nanos::seconds(1), CallMeLater{m->now + Nanos::seconds(2)}, {}}}, {}};
+  s.answer_message(bad);
+  EXPECT_TRUE(s.ended());
+  EXPECT_EQ(s.report().outcome, Outcome::invalid_reply);
+  EXPECT_NE(s.report().error.find("is later than the message's now"), std::string::npos) << s.report().error;
+  auto text_read = parse_message(serialise(bad), Direction::to_batsim);
+  ASSERT_FALSE(text_read);
+  EXPECT_NE(text_read.error().find("is later than the message's now"), std::string::npos);
+}

@@ -69,6 +69,11 @@ class Stepper {
   std::optional<std::string> next();
   // The reply to the message next() returned last (exactly one answer() or abandon() each).
   void answer(const std::string& reply);
+  // The same without the text between them, for a caller that reads and writes messages itself:
+  // next() is serialise(next_message()), answer() parses the text with Batsim's rules for a
+  // scheduler's message (Direction::to_batsim), then does what answer_message() does.
+  std::optional<protocol::Message> next_message();
+  void answer_message(protocol::Message reply);
   // No reply will come (interrupted, the peer failed): the run ends and its outputs are written.
   void abandon(const PeerStatus& status);
   bool ended() const;
