@@ -81,17 +81,20 @@ struct {
 #define TASK_FROZEN 0x8000u
 
 // The last exits, by exit number (`exits` before it counted the exit) modulo the ring's size:
-// which thread, and whether a process may have ended with it (its leader, or its group's last
-// thread). The controller frees what a dead thread held in its tables; it needs /proc only when
-// a process may have ended, or when it missed entries (more exits than the ring holds between
-// two looks). `seq` is the exit number + 1 once the entry is written, 0 while it is being
-// written: a reader that reads it equal before and after the other fields read them whole.
+// which thread of which process, and whether the process may have ended with it (its leader, or
+// its group's last thread). The controller frees what a dead thread held in its tables and looks
+// in /proc at the processes that may have ended; at every process only when it missed entries
+// (more exits than the ring holds between two looks). `seq` is the exit number + 1 once the
+// entry is written, 0 while it is being written: a reader that reads it equal before and after
+// the other fields read them whole.
 #define EXITED_RING 64
 
 struct exited_thread {
   __u64 seq;
   __u32 tid;
+  __u32 tgid;
   __u32 process;
+  __u32 pad;
 };
 
 // The counters, in .bss: user space maps them and reads them with plain loads. One struct, so
@@ -209,6 +212,7 @@ int BPF_PROG(tree_switch, _Bool preempt, struct task_struct *prev, struct task_s
       struct exited_thread *e = &counters.exited[i & (EXITED_RING - 1)];
       __sync_lock_test_and_set(&e->seq, 0);
       e->tid = prev->pid;
+      e->tgid = prev->tgid;
       e->process = prev->pid == prev->tgid || BPF_CORE_READ(prev, signal, live.counter) == 0;
       __sync_lock_test_and_set(&e->seq, i + 1);
       __sync_fetch_and_add(&counters.generation, 1);

@@ -181,7 +181,8 @@ class IdleLook {
   uint64_t last_forks_ = 0;     // the fork counter as the last scan that read it found it (see scan)
   bool last_scan_busy_ = true;  // the last scan found the tree busy (or there was none)
   uint64_t reclaimed_exits_ = ~0ull;        // the exit count at the last look for dead threads
-  std::vector<pid_t> exited_;               // exits_settled: the threads the kernel saw exit
+  std::vector<pid_t> exited_;               // exits_settled: the threads the kernel saw exit,
+  std::vector<pid_t> ended_;                //   and the processes that may have ended with them
   std::unordered_set<pid_t> watched_pids_;  // registered processes the watch is known to cover
   std::vector<ThreadSample> own_before_;    // the broker's own threads at the start of a look
   // drop_ended_tracer_waits: the count's generation and the marks when a pass found nothing that

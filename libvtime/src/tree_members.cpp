@@ -73,16 +73,31 @@ std::unordered_set<pid_t> TreeMembers::live_roots(std::unordered_map<pid_t, Proc
       continue;
     }
     ProcessStatus ps;
-    bool alive = proc_.process_status(pid, ps);
-    uint64_t want = p.start_time.load();
-    if (!alive || ps.state == 'Z' || ps.state == 'X' || (want != 0 && ps.start_time != want)) {
-      reclaim(p, pid, alive ? ps.state : 0);
-      continue;
-    }
+    if (!still_live(p, pid, ps)) continue;
     roots.insert(pid);
     if (status) (*status)[pid] = ps;
   }
   return roots;
+}
+
+bool TreeMembers::still_live(abi::ProcessSlot& p, pid_t pid, ProcessStatus& ps) {
+  bool alive = proc_.process_status(pid, ps);
+  uint64_t want = p.start_time.load();
+  if (!alive || ps.state == 'Z' || ps.state == 'X' || (want != 0 && ps.start_time != want)) {
+    reclaim(p, pid, alive ? ps.state : 0);
+    return false;
+  }
+  return true;
+}
+
+void TreeMembers::reclaim_ended(const std::vector<pid_t>& ended) {
+  for (uint32_t i = 0, n = process_limit(seg_); i < n; ++i) {
+    auto& p = seg_.processes[i];
+    if (p.state.load(std::memory_order_acquire) != abi::kProcessLive) continue;
+    pid_t pid = p.pid.load();
+    ProcessStatus ps;
+    if (std::find(ended.begin(), ended.end(), pid) != ended.end()) still_live(p, pid, ps);
+  }
 }
 
 std::vector<pid_t> TreeMembers::pids() {

@@ -32,6 +32,8 @@ class TreeMembers {
   // Reclaims dead registered processes; returns the live ones (status in *status) plus the root,
   // and sets *registering when a process slot is being filled in.
   std::unordered_set<pid_t> live_roots(std::unordered_map<pid_t, ProcessStatus>* status, bool* registering);
+  // The same for the registered processes among `ended` alone (the kernel saw them end).
+  void reclaim_ended(const std::vector<pid_t>& ended);
   // Every process of the tree, sorted: live_roots and their descendants.
   std::vector<pid_t> pids();
   // Frees waiter slot i, a thread's, when its thread no longer exists (it can never be consumed).
@@ -51,6 +53,8 @@ class TreeMembers {
  private:
   // Frees process slot p (its process `pid` is dead or a zombie) and every slot it owned.
   void reclaim(abi::ProcessSlot& p, pid_t pid, char st);
+  // Whether registered process p (`pid`) still runs (its status in ps); reclaims it if not.
+  bool still_live(abi::ProcessSlot& p, pid_t pid, ProcessStatus& ps);
 
   abi::Segment& seg_;
   pid_t root_;

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <iterator>
@@ -63,7 +64,9 @@ struct TreeCounters {
   struct Exited {
     uint64_t seq;
     uint32_t tid;
+    uint32_t tgid;
     uint32_t process;
+    uint32_t pad;
   } exited[64];
 };
 
@@ -237,17 +240,22 @@ TreeWatch::Counts TreeWatch::counts() const {
   return c;
 }
 
-bool TreeWatch::exited_threads(uint64_t from, uint64_t to, std::vector<pid_t>& out) const {
-  out.clear();
+bool TreeWatch::exited(uint64_t from, uint64_t to, std::vector<pid_t>& threads, std::vector<pid_t>& processes) const {
+  threads.clear();
+  processes.clear();
   constexpr uint64_t kRing = std::size(TreeCounters{}.exited);
   if (to < from || to - from > kRing) return false;
   for (uint64_t i = from; i < to; ++i) {
     TreeCounters::Exited* e = &impl_->counters->exited[i % kRing];
     uint64_t seq = impl_->load_field(&e->seq);
     uint32_t tid = impl_->load_field(&e->tid);
+    uint32_t tgid = impl_->load_field(&e->tgid);
     uint32_t process = impl_->load_field(&e->process);
-    if (seq != i + 1 || impl_->load_field(&e->seq) != seq || process != 0) return false;
-    out.push_back(static_cast<pid_t>(tid));
+    if (seq != i + 1 || impl_->load_field(&e->seq) != seq) return false;
+    threads.push_back(static_cast<pid_t>(tid));
+    if (process != 0 && std::find(processes.begin(), processes.end(), static_cast<pid_t>(tgid)) == processes.end()) {
+      processes.push_back(static_cast<pid_t>(tgid));
+    }
   }
   return true;
 }
@@ -294,7 +302,7 @@ std::unique_ptr<TreeWatch> TreeWatch::open(std::string* why, const std::string&)
 void TreeWatch::adopt_next_fork() {}
 pid_t TreeWatch::root() const { return 0; }
 TreeWatch::Counts TreeWatch::counts() const { return {}; }
-bool TreeWatch::exited_threads(uint64_t, uint64_t, std::vector<pid_t>&) const { return false; }
+bool TreeWatch::exited(uint64_t, uint64_t, std::vector<pid_t>&, std::vector<pid_t>&) const { return false; }
 bool TreeWatch::wait_quiet(long) { return false; }
 void TreeWatch::wake_on(int, bool) {}
 bool TreeWatch::watches(pid_t) const { return false; }

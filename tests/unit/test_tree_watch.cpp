@@ -258,11 +258,11 @@ TEST(TreeWatch, WaitQuietWakesWhenTheTreeBlocks) {
   close(fds[1]);
 }
 
-// The kernel names the threads that exited, so that the controller frees their slots without
-// reading /proc, unless an exit may have ended a process: a thread that ends while its process
-// lives on is named (its tid, as the child saw it), a process that ends is not, nor a range the
-// program no longer keeps (it keeps the last 64).
-TEST(TreeWatch, NamesExitedThreadsButNotEndedProcesses) {
+// The kernel names the threads that exited, and the processes that may have ended with them, so
+// that the controller reads /proc for those alone: a thread that ends while its process lives on
+// is named with no process, a grandchild that ends with its process; a range the program no
+// longer keeps (it keeps the last 64) is refused.
+TEST(TreeWatch, NamesExitedThreadsAndTheProcessesThatEnded) {
   OPEN_WATCH(w);
   int tids[2];
   ASSERT_EQ(pipe(tids), 0);
@@ -281,6 +281,7 @@ TEST(TreeWatch, NamesExitedThreadsButNotEndedProcesses) {
     if (read(go[0], &c, 1) != 1) _exit(3);
     pid_t g = fork();
     if (g == 0) _exit(0);
+    if (write(tids[1], &g, sizeof g) != sizeof g) _exit(3);
     waitpid(g, nullptr, 0);
     block_forever();
   });
@@ -290,17 +291,21 @@ TEST(TreeWatch, NamesExitedThreadsButNotEndedProcesses) {
   pid_t thread_tid = 0;
   ASSERT_EQ(read(tids[0], &thread_tid, sizeof thread_tid), static_cast<ssize_t>(sizeof thread_tid));
   ASSERT_TRUE(eventually([&] { return w->counts().exits == e0 + 1 && w->counts().active == 0; }));
-  std::vector<pid_t> gone;
-  EXPECT_TRUE(w->exited_threads(e0, e0 + 1, gone));
+  std::vector<pid_t> gone, ended;
+  EXPECT_TRUE(w->exited(e0, e0 + 1, gone, ended));
   EXPECT_EQ(gone, std::vector<pid_t>{thread_tid});
-  EXPECT_TRUE(w->exited_threads(e0 + 1, e0 + 1, gone));
+  EXPECT_TRUE(ended.empty());
+  EXPECT_TRUE(w->exited(e0 + 1, e0 + 1, gone, ended));
   EXPECT_TRUE(gone.empty());
   ASSERT_EQ(write(go[1], "x", 1), 1);
+  pid_t grandchild = 0;
+  ASSERT_EQ(read(tids[0], &grandchild, sizeof grandchild), static_cast<ssize_t>(sizeof grandchild));
   ASSERT_TRUE(eventually([&] { return w->counts().exits == e0 + 2 && w->counts().active == 0; }));
-  EXPECT_FALSE(w->exited_threads(e0 + 1, e0 + 2, gone)) << "a process ended: /proc must be read";
-  EXPECT_FALSE(w->exited_threads(e0, e0 + 2, gone));
-  EXPECT_FALSE(w->exited_threads(e0 + 2 - 65, e0 + 2, gone)) << "more exits than the program keeps";
-  EXPECT_FALSE(w->exited_threads(e0 + 2, e0 + 1, gone));
+  EXPECT_TRUE(w->exited(e0, e0 + 2, gone, ended));
+  EXPECT_EQ(gone, (std::vector<pid_t>{thread_tid, grandchild}));
+  EXPECT_EQ(ended, std::vector<pid_t>{grandchild}) << "the grandchild's process ended";
+  EXPECT_FALSE(w->exited(e0 + 2 - 65, e0 + 2, gone, ended)) << "more exits than the program keeps";
+  EXPECT_FALSE(w->exited(e0 + 2, e0 + 1, gone, ended));
   reap(child);
   for (int fd : {tids[0], tids[1], go[0], go[1]}) close(fd);
 }

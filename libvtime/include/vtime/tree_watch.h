@@ -63,10 +63,11 @@ class TreeWatch {
   // Generation is read first: a caller comparing two reads' generations knows nothing changed
   // between them when they are equal.
   Counts counts() const;
-  // The threads of exits number `from` to `to` - 1 (Counts::exits counts them) into `out`, when
-  // none of them may have ended a process (a leader, or a group's last thread) and the kernel's
-  // record of each is still there (it keeps the last 64); false otherwise: look in /proc.
-  bool exited_threads(uint64_t from, uint64_t to, std::vector<pid_t>& out) const;
+  // Exits number `from` to `to` - 1 (Counts::exits counts them): every exited thread into
+  // `threads`, and into `processes` (once each) the process of every exit that may have ended it
+  // (a leader's, or its group's last thread's). False when the kernel's record of one is gone (it
+  // keeps the last 64): then any process may have ended.
+  bool exited(uint64_t from, uint64_t to, std::vector<pid_t>& threads, std::vector<pid_t>& processes) const;
   // Blocks until `active` has dropped to zero since the last call (the program says so), or
   // `timeout_us` of real time passed. Returns true when woken by the program.
   bool wait_quiet(long timeout_us);
