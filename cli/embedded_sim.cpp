@@ -1,6 +1,8 @@
 // The embedded simulator in `vtime run`'s process (see embedded_sim.h).
 #include "embedded_sim.h"
 
+#include <vtime/protocol/codec.h>
+
 #include <poll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
@@ -59,13 +61,7 @@ bool EmbeddedSimulator::interrupted_if_signalled() {
   return true;
 }
 
-std::string EmbeddedSimulator::recv() {
-  if (interrupted_if_signalled()) gone();
-  std::optional<std::string> m = stepper_.next();
-  if (!m) gone();
-  awaiting_reply_ = true;
-  return std::move(*m);
-}
+std::string EmbeddedSimulator::recv() { return protocol::serialise(recv_message()); }
 
 void EmbeddedSimulator::send(const std::string& bytes) {
   if (interrupted_if_signalled() || stepper_.ended()) gone();

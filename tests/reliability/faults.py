@@ -228,8 +228,17 @@ class Runner:
         ended before the signal (the trial is drawn again)."""
         prefix = self.trial_prefix(name)
         shm = set(os.listdir("/dev/shm"))
+        wall, _ = self.ref(sched)  # before the run: the reference must not run beside it
         p = self.start(self.command(prefix, sched, extra=extra))
-        time.sleep(self.inject_at(sched))
+        # The instant is drawn in the part of the run where the scheduler exists: a Python
+        # scheduler under a sanitizer build takes most of a short run to start (session 35:
+        # batch_window.py appeared ~1.2 s into a 1.7 s run, and instants drawn from the run's
+        # start, halved at each retry, kept falling before it).
+        t0 = time.monotonic()
+        while self.scheduler_pid(p.pid)[0] is None and p.poll() is None and time.monotonic() - t0 < wall + 30:
+            time.sleep(0.005)
+        left = wall - (time.monotonic() - t0)
+        time.sleep(self.rng.uniform(0.0, max(0.01, 0.9 * left * self.scale)))
         victim, tree = self.scheduler_pid(p.pid)
         if victim is None or p.poll() is not None:
             self.finish(p)
