@@ -197,6 +197,7 @@ class Runner:
     def kill_vtime(self, sched):
         prefix = self.trial_prefix("kill_vtime")
         shm = set(os.listdir("/dev/shm"))
+        self.ref(sched, wrapped=True)  # before the run: the reference must not run beside it
         p = self.start(self.command(prefix, sched, wrapped=True))
         time.sleep(self.inject_at(sched, True))
         tree, table = descendants(p.pid)

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -290,22 +291,27 @@ TEST(TreeWatch, NamesExitedThreadsAndTheProcessesThatEnded) {
   ASSERT_EQ(write(go[1], "x", 1), 1);
   pid_t thread_tid = 0;
   ASSERT_EQ(read(tids[0], &thread_tid, sizeof thread_tid), static_cast<ssize_t>(sizeof thread_tid));
-  ASSERT_TRUE(eventually([&] { return w->counts().exits == e0 + 1 && w->counts().active == 0; }));
+  // At least: a sanitizer's runtime (TSan) may add a thread of its own to a process.
+  ASSERT_TRUE(eventually([&] { return w->counts().exits >= e0 + 1 && w->counts().active == 0; }));
+  const uint64_t e1 = w->counts().exits;
   std::vector<pid_t> gone, ended;
-  EXPECT_TRUE(w->exited(e0, e0 + 1, gone, ended));
-  EXPECT_EQ(gone, std::vector<pid_t>{thread_tid});
-  EXPECT_TRUE(ended.empty());
-  EXPECT_TRUE(w->exited(e0 + 1, e0 + 1, gone, ended));
+  EXPECT_TRUE(w->exited(e0, e1, gone, ended));
+  EXPECT_NE(std::find(gone.begin(), gone.end(), thread_tid), gone.end());
+  EXPECT_TRUE(ended.empty()) << "no process ended";
+  EXPECT_TRUE(w->exited(e1, e1, gone, ended));
   EXPECT_TRUE(gone.empty());
   ASSERT_EQ(write(go[1], "x", 1), 1);
   pid_t grandchild = 0;
   ASSERT_EQ(read(tids[0], &grandchild, sizeof grandchild), static_cast<ssize_t>(sizeof grandchild));
-  ASSERT_TRUE(eventually([&] { return w->counts().exits == e0 + 2 && w->counts().active == 0; }));
-  EXPECT_TRUE(w->exited(e0, e0 + 2, gone, ended));
-  EXPECT_EQ(gone, (std::vector<pid_t>{thread_tid, grandchild}));
-  EXPECT_EQ(ended, std::vector<pid_t>{grandchild}) << "the grandchild's process ended";
-  EXPECT_FALSE(w->exited(e0 + 2 - 65, e0 + 2, gone, ended)) << "more exits than the program keeps";
-  EXPECT_FALSE(w->exited(e0 + 2, e0 + 1, gone, ended));
+  ASSERT_TRUE(eventually([&] {
+    return w->counts().exits >= e1 + 1 && w->counts().active == 0 && w->exited(e1, w->counts().exits, gone, ended) &&
+           std::find(ended.begin(), ended.end(), grandchild) != ended.end();
+  })) << "the grandchild's process ended";
+  EXPECT_NE(std::find(gone.begin(), gone.end(), grandchild), gone.end());
+  EXPECT_EQ(std::find(ended.begin(), ended.end(), child), ended.end()) << "the child lives on";
+  const uint64_t e2 = w->counts().exits;
+  EXPECT_FALSE(w->exited(e2 - 65, e2, gone, ended)) << "more exits than the program keeps";
+  EXPECT_FALSE(w->exited(e2, e2 - 1, gone, ended));
   reap(child);
   for (int fd : {tids[0], tids[1], go[0], go[1]}) close(fd);
 }
