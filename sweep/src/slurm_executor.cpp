@@ -279,14 +279,21 @@ bool run_on_slurm(const std::vector<Command>& commands, const PoolOptions& po, c
     if (po.on_done) po.on_done(k, out);
   };
   std::map<std::string, std::string> states;
+  // Until squeue lists none of the arrays (bounded): a task still in the queue may still write
+  // into the sweep's directory (its runs, Slurm its .out file) after the sweep has gone.
+  auto wait_queue_empty = [&](bool while_unknown) {
+    const auto until = Clock::now() + kCancelWait;
+    for (;;) {
+      const bool known = queue_states(jobs, states);
+      if ((known && states.empty()) || (!known && !while_unknown) || Clock::now() >= until) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  };
   while (left > 0) {
     if (po.stop_requested && po.stop_requested() != 0) {
       cancel(jobs);
-      // The cancelled tasks stop their runs, which write what they did: wait for the queue to
-      // empty so that nothing writes into the directory after the sweep has gone.
-      const auto until = Clock::now() + kCancelWait;
-      while (Clock::now() < until && (!queue_states(jobs, states) || !states.empty()))
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      // The cancelled tasks stop their runs, which write what they did.
+      wait_queue_empty(true);
       for (Task& t : tasks) {
         for (size_t k : t.runs) {
           if (reported[k]) continue;
@@ -344,6 +351,8 @@ bool run_on_slurm(const std::vector<Command>& commands, const PoolOptions& po, c
     while (Clock::now() < next && !(po.stop_requested && po.stop_requested() != 0))
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
+  // A task writes its last run's outcome before it ends.
+  wait_queue_empty(false);
   return true;
 }
 
