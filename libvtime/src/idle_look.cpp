@@ -53,12 +53,19 @@ bool IdleLook::sample_own_threads(std::vector<ThreadSample>& out) {
   return true;
 }
 
-void IdleLook::reclaim_dead() {
-  members_.live_roots(nullptr, nullptr);
-  for (auto it = watched_pids_.begin(); it != watched_pids_.end();) {
-    it = kill(*it, 0) == 0 || errno != ESRCH ? std::next(it) : watched_pids_.erase(it);
+void IdleLook::reclaim_dead() { reclaim(nullptr, nullptr); }
+
+void IdleLook::reclaim(const std::vector<pid_t>* ended, const std::vector<pid_t>* exited) {
+  if (ended) {
+    members_.reclaim_ended(*ended);
+  } else {
+    members_.live_roots(nullptr, nullptr);
   }
-  members_.free_gone_threads();
+  for (auto it = watched_pids_.begin(); it != watched_pids_.end();) {
+    const bool may_be_gone = !ended || std::find(ended->begin(), ended->end(), *it) != ended->end();
+    it = !may_be_gone || kill(*it, 0) == 0 || errno != ESRCH ? std::next(it) : watched_pids_.erase(it);
+  }
+  members_.free_gone_threads(exited);
 }
 
 // The count saw threads exit since the last look (`exits` now): false while one is a traced
@@ -66,37 +73,25 @@ void IdleLook::reclaim_dead() {
 bool IdleLook::exits_settled(uint64_t exits) {
   if (exits == reclaimed_exits_) return true;
   // The kernel names the threads that exited and the processes that may have ended with them:
-  // only those are looked at, as the whole tree is below when it could not. Most exits are
-  // threads of a process that lives on (Slurm's daemons end a thread per RPC); reading every
-  // process's /proc status at each cost a fifth of vtime's CPU time in a run through Slurm.
-  if (watch_->exited(reclaimed_exits_, exits, exited_, ended_)) {
-    if (!ended_.empty()) {
-      if (seg_.header.traced.load(std::memory_order_acquire) != 0) {
-        for (pid_t pid : ended_) {
-          if (proc_.thread_state(pid, pid) == 'Z' && members_.traced_zombie(pid)) return false;
-        }
-      }
-      if (std::find(ended_.begin(), ended_.end(), members_.root()) != ended_.end() && members_.root_exiting()) return false;
-      members_.reclaim_ended(ended_);
-      for (pid_t pid : ended_) {
-        if (watched_pids_.count(pid) && kill(pid, 0) != 0 && errno == ESRCH) watched_pids_.erase(pid);
-      }
-    }
-    members_.free_gone_threads(&exited_);
-    notify_.threads_exited();
-    reclaimed_exits_ = exits;
-    return true;
-  }
+  // only those are looked at, the whole tree only when it could not. Most exits are threads of
+  // a process that lives on (Slurm's daemons end a thread per RPC); reading every process's
+  // /proc status at each cost a fifth of vtime's CPU time in a run through Slurm.
+  const bool named = watch_->exited(reclaimed_exits_, exits, exited_, ended_);
   // A traced process that exited is reported to the tracer before its parent: until the
   // tracer has reaped it, the parent (or vtime) cannot, and the tree is not done with it.
   // The count saw it die; only /proc says whether it is still a traced zombie.
   if (seg_.header.traced.load(std::memory_order_acquire) != 0) {
-    for (pid_t pid : members_.pids()) {
+    for (pid_t pid : named ? ended_ : members_.pids()) {
       if (proc_.thread_state(pid, pid) == 'Z' && members_.traced_zombie(pid)) return false;
     }
   }
-  if (members_.root_exiting()) return false;
-  reclaim_dead();
+  const bool root_may_have_ended = !named || std::find(ended_.begin(), ended_.end(), members_.root()) != ended_.end();
+  if (root_may_have_ended && members_.root_exiting()) return false;
+  if (named) {
+    reclaim(&ended_, &exited_);
+  } else {
+    reclaim_dead();
+  }
   notify_.threads_exited();
   reclaimed_exits_ = exits;
   return true;

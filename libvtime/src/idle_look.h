@@ -163,6 +163,9 @@ class IdleLook {
   bool read_in_full(const std::vector<Listed>& others, uint64_t activity, Snapshot& snap);
   // The kernel look's checks of exits and registrations; false: not idle now.
   bool exits_settled(uint64_t exits);
+  // reclaim_dead for the processes in `ended` and the threads in `exited` alone (each nullptr:
+  // every one).
+  void reclaim(const std::vector<pid_t>* ended, const std::vector<pid_t>* exited);
   bool registered_watched();
   bool sample_own_threads(std::vector<ThreadSample>& out);
   bool trace_request_pending();

@@ -107,6 +107,9 @@ class Simulation {
   kernel::Body server();
   kernel::Body submitter();
   kernel::Body request_reply(Message message, bool is_end);
+  // A reply as read (answer) or handed over (answer_message): checked, then kept for the
+  // request-reply actor, or the run fails with why.
+  void take_reply(Result<Message> reply);
   kernel::Body job(size_t slot);
   kernel::Body waiter(double target);
   kernel::Body killer(std::vector<std::string> ids, std::vector<size_t> slots);

@@ -176,20 +176,17 @@ std::string Simulation::context(long seq, double now) {
   return "message " + std::to_string(seq) + " (now=" + format_seconds_6(instant(now)) + ")";
 }
 
-void Simulation::answer(const std::string& reply) {
-  auto parsed = parse_message(reply, Direction::to_batsim);
-  if (!parsed) {
-    waiting_for_scheduler_ += std::chrono::steady_clock::now() - pending_since_;
-    return fail(Outcome::invalid_reply, "invalid reply to " + context(pending_seq_, pending_now_) + ": " + parsed.error());
-  }
-  answer_message(std::move(parsed).value());
-}
+void Simulation::answer(const std::string& reply) { take_reply(parse_message(reply, Direction::to_batsim)); }
 
-void Simulation::answer_message(Message reply) {
+void Simulation::answer_message(Message reply) { take_reply(std::move(reply)); }
+
+void Simulation::take_reply(Result<Message> parsed) {
   waiting_for_scheduler_ += std::chrono::steady_clock::now() - pending_since_;
   auto refuse = [&](const std::string& why) {
     fail(Outcome::invalid_reply, "invalid reply to " + context(pending_seq_, pending_now_) + ": " + why);
   };
+  if (!parsed) return refuse(parsed.error());
+  Message& reply = *parsed;
   for (size_t i = 0; i < reply.events.size(); ++i) {
     const Event& ev = reply.events[i];
     auto where = [&] { return "event " + std::to_string(i) + " (" + std::string(type_name(ev.payload)) + "): "; };
