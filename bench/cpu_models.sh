@@ -5,7 +5,7 @@
 #    batches, timed with a raw system call no preload sees) natively and under `vtime exec` with
 #    --cpu-model zero, calls (--cpu-cost 1ns: the hot path, one payment per million reads),
 #    calls at the default cost (a tight loop on the clock IS a busy-wait: it pays a virtual sleep
-#    every thousand reads past its burst, so this is the amortised cost of spinning), and real.
+#    every hundred reads past its burst, so this is the amortised cost of spinning), and real.
 #    Minimum ns per read over ROUNDS interleaved rounds. Targets: calls (1ns) within 10% of zero's
 #    read, zero faster than the native vDSO read; real (whose running clock must read real time:
 #    the CPU's counter where the kernel trusts it, one rdtsc, else the vDSO) faster than the

@@ -19,7 +19,12 @@ void add_cpu_options(CLI::App& app, CpuOptions& o, const std::string& defaults_n
       ->capture_default_str();
   app.add_option("--cpu-cost", o.cost_ns, "calls: virtual time one charged call costs (ns, us, ms, s)")
       ->transform(CLI::AsNumberWithUnit(kDurationUnits, CLI::AsNumberWithUnit::CASE_SENSITIVE))
-      ->default_str("1us");
+      ->default_str("10us");
+  app.add_option("--cpu-burst", o.burst_calls,
+                 "calls: charged calls a thread makes free at one virtual instant before it counts as "
+                 "busy-waiting (a program that is not busy-waiting makes up to a few thousand)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1'000'000'000}))
+      ->capture_default_str();
   app.add_option("--cpu-scale", o.scale, "real: virtual seconds per real second while the tree is busy")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -62,6 +67,7 @@ std::optional<CpuModelOptions> to_cpu_model(const CpuOptions& o, std::string* er
   CpuModelOptions c;
   c.model = *m;
   c.cost_ns = static_cast<int64_t>(std::llround(o.cost_ns));
+  c.burst_calls = o.burst_calls;
   c.scale = o.scale;
   c.busy_limit_ns = static_cast<int64_t>(std::llround(o.busy_limit_ns));
   c.sleep_latency_ns = static_cast<int64_t>(std::llround(o.sleep_latency_ns));
@@ -72,6 +78,7 @@ nlohmann::ordered_json to_json(const CpuOptions& o) {
   nlohmann::ordered_json j;
   j["model"] = o.model;
   j["cost_ns"] = o.cost_ns;
+  j["burst_calls"] = o.burst_calls;
   j["scale"] = o.scale;
   j["busy_limit_ns"] = o.busy_limit_ns;
   if (o.sleep_latency_ns != 0) j["sleep_latency_ns"] = o.sleep_latency_ns;  // older traces: none
@@ -86,6 +93,7 @@ CpuOptions cpu_options_from_json(const nlohmann::ordered_json& j) {
   }
   o.model = j.value("model", std::string("zero"));
   o.cost_ns = j.value("cost_ns", o.cost_ns);
+  o.burst_calls = j.value("burst_calls", kCpuBurstCallsBefore);  // recorded before it was an option
   o.scale = j.value("scale", o.scale);
   o.busy_limit_ns = j.value("busy_limit_ns", o.busy_limit_ns);
   o.sleep_latency_ns = j.value("sleep_latency_ns", 0.0);

@@ -1,5 +1,5 @@
 // The CPU-time model options shared by `vtime exec`, `run` and `replay` (and recorded in a trace
-// header by `run`): --cpu-model, --cpu-cost, --cpu-scale, --cpu-busy-limit, --sleep-latency.
+// header by `run`): --cpu-model, --cpu-cost, --cpu-burst, --cpu-scale, --cpu-busy-limit, --sleep-latency.
 #pragma once
 
 #include <vtime/cpu_model.h>
@@ -15,7 +15,8 @@ namespace vtime::cli {
 
 struct CpuOptions {
   std::string model = "calls";
-  double cost_ns = 1000;            // --cpu-cost, with a unit: 1us
+  double cost_ns = static_cast<double>(CpuModelOptions{}.cost_ns);  // --cpu-cost, with a unit: 10us
+  int64_t burst_calls = kCpuBurstCalls;  // --cpu-burst
   double scale = 1.0;               // --cpu-scale
   double busy_limit_ns = 500e6;     // --cpu-busy-limit, with a unit: 500ms; 0 never
   double sleep_latency_ns = 0;      // --sleep-latency, with a unit

@@ -30,6 +30,7 @@ const SweepableOption kOptions[] = {
     {"epoch", kText, false},
     {"cpu-model", kText, false},
     {"cpu-cost", kNs, false},
+    {"cpu-burst", kNumber, false},
     {"cpu-scale", kNumber, false},
     {"cpu-busy-limit", kNs, false},
     {"sleep-latency", kNs, false},

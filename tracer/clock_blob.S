@@ -6,8 +6,8 @@
 // Position-independent, no relocations: the only data it uses are the pointers at its start,
 // written by the tracer (clock_blob_layout.h). Clocks vtime does not virtualise go to the kernel.
 //
-// The CPU-time model `calls` (docs/design.md) is charged here too, per process: past a burst of
-// VTIME_CPU_BURST reads at one virtual instant, each read owes cpu_cost_ns, and a debt of
+// The CPU-time model `calls` (docs/design.md) is charged here too, per process: past the
+// session's burst of reads at one virtual instant (cpu_burst_calls), each read owes cpu_cost_ns, and a debt of
 // cpu_quantum_ns is paid with a nanosleep of that long (a virtual sleep, through the tracer),
 // so that a program spinning on the clock (a Go busy-wait on time.Since) sees time pass.
 //
@@ -114,7 +114,8 @@ charged_now:
         mov qword ptr [r11 + VTIME_STATE_READS], 0
         mov qword ptr [r11 + VTIME_STATE_DEBT], 0
 1:      add qword ptr [r11 + VTIME_STATE_READS], 1
-        cmp qword ptr [r11 + VTIME_STATE_READS], VTIME_CPU_BURST
+        mov rcx, [r11 + VTIME_STATE_READS]
+        cmp rcx, [r10 + VTIME_HDR_CPU_BURST]
         jbe 8f
         mov rcx, [r10 + VTIME_HDR_CPU_COST]
         add rcx, [r11 + VTIME_STATE_DEBT]

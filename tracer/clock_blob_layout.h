@@ -12,6 +12,7 @@
 #define VTIME_HDR_CPU_MODEL 0x70
 #define VTIME_HDR_CPU_COST 0x88
 #define VTIME_HDR_CPU_QUANTUM 0x90
+#define VTIME_HDR_CPU_BURST 0x98
 
 /* The charge state (per process): clock seq of the instant, reads at it, debt in ns. */
 #define VTIME_STATE_SEQ 0
@@ -19,4 +20,3 @@
 #define VTIME_STATE_DEBT 16
 
 #define VTIME_CPU_CALLS 1     /* abi::kCpuCalls */
-#define VTIME_CPU_BURST 20000 /* kCpuBurstCalls (cpu_charge.h) */

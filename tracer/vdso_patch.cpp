@@ -4,8 +4,6 @@
 #include "clock_blob_layout.h"
 #include "inferior.h"
 
-#include <vtime/internal/cpu_charge.h>
-
 #include <vtime/abi.h>
 
 #include <elf.h>
@@ -34,9 +32,10 @@ namespace {
 
 static_assert(offsetof(abi::Header, cpu_model) == VTIME_HDR_CPU_MODEL &&
                   offsetof(abi::Header, cpu_cost_ns) == VTIME_HDR_CPU_COST &&
-                  offsetof(abi::Header, cpu_quantum_ns) == VTIME_HDR_CPU_QUANTUM,
+                  offsetof(abi::Header, cpu_quantum_ns) == VTIME_HDR_CPU_QUANTUM &&
+                  offsetof(abi::Header, cpu_burst_calls) == VTIME_HDR_CPU_BURST,
               "clock_blob_layout.h is out of date");
-static_assert(abi::kCpuCalls == VTIME_CPU_CALLS && detail::kCpuBurstCalls == VTIME_CPU_BURST,
+static_assert(abi::kCpuCalls == VTIME_CPU_CALLS,
               "clock_blob_layout.h is out of date");
 
 }  // namespace

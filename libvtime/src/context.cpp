@@ -151,6 +151,7 @@ void do_attach() {
     c->cpu_model = seg->header.cpu_model.load(std::memory_order_relaxed);
     c->cpu_cost_ns = seg->header.cpu_cost_ns.load(std::memory_order_relaxed);
     c->cpu_quantum_ns = seg->header.cpu_quantum_ns.load(std::memory_order_relaxed);
+    c->cpu_burst_calls = seg->header.cpu_burst_calls.load(std::memory_order_relaxed);
     c->sleep_latency_ns = seg->header.sleep_latency_ns.load(std::memory_order_relaxed);
     g_context.store(c, std::memory_order_release);
     install_fork_handlers();

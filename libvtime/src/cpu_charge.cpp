@@ -16,11 +16,24 @@ bool charge_slow(ProcessContext& c, int64_t at) {
     return false;
   }
   int64_t per_quantum = std::max<int64_t>(1, c.cpu_quantum_ns / std::max<int64_t>(1, c.cpu_cost_ns));
+  constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
+  if (d.spinning && d.blocked_at != kNone) {
+    // The first charged call since it blocked, busy-waiting (cpu_thread_blocks).
+    bool waited_for_time = at != d.blocked_at;
+    d.blocked_at = kNone;
+    if (waited_for_time) {
+      d.spinning = false;
+      d.instant = kNone;
+    } else {
+      d.left = d.left_at_block;  // the same instant: the loop goes on paying where it was
+      if (--d.left > 0) return false;
+    }
+  }
   if (!d.spinning) {
     if (d.instant != at) {
       // A new instant (or the first charged call, or the first after blocking): a new allowance.
       d.instant = at;
-      d.left = kCpuBurstCalls;
+      d.left = std::max<int64_t>(1, c.cpu_burst_calls);
       return false;
     }
     // The whole allowance used at one instant: busy-waiting. Every call from here on costs.

@@ -154,7 +154,7 @@ WaitScope::WaitScope(ProcessContext& c, TimePoint deadline, uint32_t reason, uin
     pthread_once(&g_key_once, make_key);
     pthread_setspecific(g_exit_key, &t_state);
   }
-  if (reason != abi::kReasonCpu) cpu_thread_blocks();
+  if (reason != abi::kReasonCpu) cpu_thread_blocks(c);
   temporary_ = ts.depth > 0;
   slot_ = temporary_ ? claim_thread_slot(c, ts.tid) : static_cast<uint32_t>(ts.slot);
   ++ts.depth;

@@ -1,12 +1,16 @@
 #!/usr/bin/python3
 """Programs that wait by running, under each CPU-time model (docs/design.md, "CPU-time model").
 
-usage: cpu_cases.py --list | CASE --vtime VTIME --spin SPIN_CLOCK --early-wake EARLY_WAKE
+usage: cpu_cases.py --list | CASE --vtime VTIME --spin SPIN_CLOCK --handover SPIN_HANDOVER --early-wake EARLY_WAKE
 
 Each case runs real programs (python3 and our spin_clock) under `vtime exec` as an unprivileged
 user and checks what the issue asks of the models:
   spin_c, spin_python    a loop on the clock for 100 ms finishes under the default model, with
                          exactly 100 ms elapsed, the same output on two runs, no warning;
+  handover               a spin that hands a baton to another thread every 5 ms and waits for it
+                         back (CPython's GIL): the waits that end at the instant they began do
+                         not give the spinner a new burst, a sleep does; its reads are exactly a
+                         function of --cpu-burst and --cpu-cost, twice the same;
   communicate            subprocess.communicate(timeout=5) on a child that never answers raises
                          TimeoutExpired at 5.001 s (CPython's strict `_time() > endtime`), twice
                          the same;
@@ -58,15 +62,15 @@ def fail(msg):
     sys.exit(1)
 
 
-def run(args, cmd, model=None, timeout=60):
-    vt = [args.vtime, "exec"] + (["--cpu-model", model] if model else []) + ["--"]
+def run(args, cmd, model=None, timeout=60, options=()):
+    vt = [args.vtime, "exec"] + (["--cpu-model", model] if model else []) + list(options) + ["--"]
     r = subprocess.run(UNPRIVILEGED + vt + cmd, capture_output=True, text=True, timeout=timeout, cwd="/tmp")
     print("$ %s\n%s%s(exit %d)" % (" ".join(cmd), r.stdout, r.stderr, r.returncode))
     return r
 
 
-def twice_same(args, cmd, model=None):
-    a, b = run(args, cmd, model), run(args, cmd, model)
+def twice_same(args, cmd, model=None, options=()):
+    a, b = run(args, cmd, model, options=options), run(args, cmd, model, options=options)
     for r in (a, b):
         if r.returncode != 0:
             fail("exit status %d" % r.returncode)
@@ -87,6 +91,26 @@ def case_spin_python(args):
     out = twice_same(args, [PY, "-c", PY_SPIN])
     if "elapsed 0.100000000" not in out:
         fail("the Python spin did not see exactly 100 ms")
+
+
+def case_handover(args):
+    import re
+    for burst, cost_us in ((5000, 10), (2000, 1)):
+        out = twice_same(args, [args.handover], options=["--cpu-burst", str(burst), "--cpu-cost", "%dus" % cost_us])
+        m = re.search(r"phase 1: (\d+) reads, (\d+) ns\nphase 2: (\d+) reads, (\d+) ns", out)
+        if not m:
+            fail("no phase lines")
+        r1, t1, r2, t2 = (int(x) for x in m.groups())
+        if (t1, t2) != (100000000, 10000000):
+            fail("the spins did not see exactly 100 ms and 10 ms")
+        # Phase 1: one burst free, then 100 ms of paid calls (its hand-overs make 20 charged
+        # calls of their own); a new burst at each of the 20 hand-overs would be 20 bursts more.
+        paid1, paid2 = 100000 // cost_us, 10000 // cost_us
+        if not burst + paid1 - 40 <= r1 <= burst + paid1 + 2:
+            fail("phase 1 took %d reads, expected %d (one burst, then paid)" % (r1, burst + paid1))
+        # Phase 2 follows a sleep: a new burst.
+        if not burst + paid2 - 2 <= r2 <= burst + paid2 + 2:
+            fail("phase 2 took %d reads, expected %d (a new burst after a sleep)" % (r2, burst + paid2))
 
 
 def case_communicate(args):
@@ -175,6 +199,7 @@ def main():
     p.add_argument("--list", action="store_true")
     p.add_argument("--vtime")
     p.add_argument("--spin")
+    p.add_argument("--handover")
     p.add_argument("--early-wake")
     args = p.parse_args()
     if args.list:

@@ -101,6 +101,22 @@ def case_identical(env):
     check("no divergence: %d records matched, the whole trace" % n in out, "text report: " + out)
 
 
+def case_cpu_options(env):
+    """The CPU-time model's options are recorded (options.cpu) and a replay runs under them; a
+    header recorded before --cpu-burst existed (no burst_calls) replays with 20,000 (what those
+    runs had) and still matches."""
+    a = env.record("a", env.periodic(1), extra=["--cpu-burst", "1234", "--cpu-cost", "3us"])
+    cpu = json.loads(lines(a)[0])["options"]["cpu"]
+    check(cpu.get("model") == "calls" and cpu.get("burst_calls") == 1234 and cpu.get("cost_ns") == 3000,
+          "options.cpu in the header: %s" % cpu)
+    rep, _ = env.replay(a)
+    check(rep["result"] == "match" and rep["complete"] is True, "replay reported %s" % rep)
+    old = env.path("old.trace")
+    rewrite_trace(a, old, lambda rec: None, lambda h: h["options"]["cpu"].pop("burst_calls"))
+    rep, _ = env.replay(old)
+    check(rep["result"] == "match" and rep["complete"] is True, "replay of a header without burst_calls: %s" % rep)
+
+
 def case_period(env):
     a = env.record("a", env.periodic(1))
     b = env.record("b", env.periodic(2))

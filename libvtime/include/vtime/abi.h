@@ -22,7 +22,7 @@
 namespace vtime::abi {
 
 inline constexpr uint64_t kMagic = 0x31454d4954565f56ULL;  // "V_VTIME1", little-endian
-inline constexpr uint32_t kVersion = 21;  // 21: sleep_latency_ns; 20: tsc_*_images; 19: process_high; 18: notified sleeps; 17: kWaking; 16: kTracerDirect; 15: tracer_awake; 14: tracer_reaps; 13: kAgentRetry; 12: thread turns over every futex wait; 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
+inline constexpr uint32_t kVersion = 22;  // 22: cpu_burst_calls; 21: sleep_latency_ns; 20: tsc_*_images; 19: process_high; 18: notified sleeps; 17: kWaking; 16: kTracerDirect; 15: tracer_awake; 14: tracer_reaps; 13: kAgentRetry; 12: thread turns over every futex wait; 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
 inline constexpr uint32_t kWaiterSlots = 4096;
 inline constexpr uint32_t kProcessSlots = 512;
 inline constexpr uint32_t kThreadStatSlots = 4096;
@@ -317,6 +317,9 @@ struct alignas(64) Header {
   // owes by sleeping it (so time moves in steps of the quantum, not on every call).
   std::atomic<int64_t> cpu_cost_ns;
   std::atomic<int64_t> cpu_quantum_ns;
+  // kCpuCalls: the charged calls a thread (a traced process) makes free at one virtual instant
+  // before it counts as busy-waiting (vtime/cpu_model.h).
+  std::atomic<int64_t> cpu_burst_calls;
   // How long after its deadline a sleep ends (nanosleep, clock_nanosleep, usleep, sleep): the
   // wake-up latency of a real kernel (timer slack, the scheduler), which makes a real loop of
   // sleeps drift; 0: exactly at the deadline (vtime run --sleep-latency, docs/shim.md).

@@ -36,6 +36,7 @@ struct SessionOptions {
   abi::CpuModel cpu_model = abi::kCpuZero;
   int64_t cpu_cost_ns = 0;     // kCpuCalls: virtual cost of one charged call
   int64_t cpu_quantum_ns = 0;  // kCpuCalls: a thread pays its debt once it reaches this
+  int64_t cpu_burst_calls = 0; // kCpuCalls: free charged calls per thread and instant
   int64_t sleep_latency_ns = 0;  // a sleep ends this long after its deadline (abi::Header)
 };
 

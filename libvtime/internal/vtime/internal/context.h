@@ -31,6 +31,7 @@ struct ProcessContext {
   uint32_t cpu_model = abi::kCpuZero;
   int64_t cpu_cost_ns = 0;
   int64_t cpu_quantum_ns = 0;
+  int64_t cpu_burst_calls = 0;
   int64_t sleep_latency_ns = 0;  // abi::Header::sleep_latency_ns
 };
 
