@@ -10,6 +10,10 @@
 
 namespace vtime::cli {
 
+namespace {
+constexpr double kExecSleepLatencyNs = 50e3;  // Linux's default timer slack
+}  // namespace
+
 Subcommand register_exec(CLI::App& root) {
   struct Options {
     std::vector<std::string> command;
@@ -49,6 +53,11 @@ Subcommand register_exec(CLI::App& root) {
                 "--serialize, and one thread of a static or Go program at a time: a thread woken by another thread "
                 "of its process (a futex, its descriptors) is held until that one waits, held threads run in the "
                 "order their process made them, new threads wait for their turn (docs/design.md).");
+  // A real kernel ends a sleep of a normal thread no earlier than its deadline plus the thread's
+  // timer slack, 50 us by default (here a sleep of 10 us to 1 ms ended 56-68 us late). Without
+  // it, threads that poll with short sleeps all wake at one instant many times more often than
+  // they could on a real machine (CPython's test_queue: 50 threads polling every 10 us).
+  opts->cpu.sleep_latency_ns = kExecSleepLatencyNs;
   add_cpu_options(*app, opts->cpu);
   app->add_option("command", opts->command, "The command and its arguments (after --).")->required();
   app->prefix_command(false);

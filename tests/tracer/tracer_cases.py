@@ -149,7 +149,9 @@ def fail(msg):
 
 
 def run(args, cmd, prefix=(), timeout=120, extra=()):
-    full = list(prefix) + [args.vtime, "exec"] + list(extra) + ["--"] + cmd
+    # Exact sleeps (no kernel timer slack, `vtime exec`'s default): the cases check the times the
+    # tracer gives to each wait.
+    full = list(prefix) + [args.vtime, "exec", "--sleep-latency", "0"] + list(extra) + ["--"] + cmd
     r = subprocess.run(full, capture_output=True, text=True, timeout=timeout, cwd="/tmp")
     print("$ %s\n%s%s(exit %d)" % (" ".join(full), r.stdout, r.stderr, r.returncode))
     return r
