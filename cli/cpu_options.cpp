@@ -19,7 +19,7 @@ void add_cpu_options(CLI::App& app, CpuOptions& o, const std::string& defaults_n
       ->capture_default_str();
   app.add_option("--cpu-cost", o.cost_ns, "calls: virtual time one charged call costs (ns, us, ms, s)")
       ->transform(CLI::AsNumberWithUnit(kDurationUnits, CLI::AsNumberWithUnit::CASE_SENSITIVE))
-      ->default_str("10us");
+      ->default_str(std::to_string(std::llround(o.cost_ns / 1e3)) + "us");
   app.add_option("--cpu-burst", o.burst_calls,
                  "calls: charged calls a thread makes free at one virtual instant before it counts as "
                  "busy-waiting (a program that is not busy-waiting makes up to a few thousand)")

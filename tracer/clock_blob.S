@@ -7,8 +7,8 @@
 // written by the tracer (clock_blob_layout.h). Clocks vtime does not virtualise go to the kernel.
 //
 // The CPU-time model `calls` (docs/design.md) is charged here too, per process: past the
-// session's burst of reads at one virtual instant (cpu_burst_calls), each read owes cpu_cost_ns, and a debt of
-// cpu_quantum_ns is paid with a nanosleep of that long (a virtual sleep, through the tracer),
+// session's burst of reads at one virtual instant (cpu_burst_calls), each read owes cpu_cost_ns,
+// and a debt of cpu_quantum_ns is paid with a nanosleep of that long (a virtual sleep, through the tracer),
 // so that a program spinning on the clock (a Go busy-wait on time.Since) sees time pass.
 //
 // Lives in .rodata: it is never run in the process that links it, only copied.

@@ -16,14 +16,13 @@ bool charge_slow(ProcessContext& c, int64_t at) {
     return false;
   }
   int64_t per_quantum = std::max<int64_t>(1, c.cpu_quantum_ns / std::max<int64_t>(1, c.cpu_cost_ns));
-  constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
-  if (d.spinning && d.blocked_at != kNone) {
+  if (d.spinning && d.blocked_at != kNoInstant) {
     // The first charged call since it blocked, busy-waiting (cpu_thread_blocks).
     bool waited_for_time = at != d.blocked_at;
-    d.blocked_at = kNone;
+    d.blocked_at = kNoInstant;
     if (waited_for_time) {
       d.spinning = false;
-      d.instant = kNone;
+      d.instant = kNoInstant;
     } else {
       d.left = d.left_at_block;  // the same instant: the loop goes on paying where it was
       if (--d.left > 0) return false;

@@ -23,16 +23,19 @@
 
 namespace vtime::detail {
 
+// No instant: an allowance not begun, a wait not begun since the last charged call.
+inline constexpr int64_t kNoInstant = std::numeric_limits<int64_t>::min();
+
 // Per thread. The hot path is one decrement and a branch whatever the model (a clock read must
 // stay a few nanoseconds): `left` counts the charged calls until the slow path, which looks at
 // the model, the instant and the state, and sets the next count.
 struct CpuDebt {
   int64_t left = 0;        // charged calls until the slow path; 0 for a thread that made none
-  int64_t instant = std::numeric_limits<int64_t>::min();  // the virtual instant its allowance began
+  int64_t instant = kNoInstant;  // the virtual instant its allowance began
   bool spinning = false;   // used up an allowance at one instant and has not waited for time since
   // Busy-waiting, it blocked at this instant (min: not since its last charged call), with
   // `left_at_block` calls left of its quantum.
-  int64_t blocked_at = std::numeric_limits<int64_t>::min();
+  int64_t blocked_at = kNoInstant;
   int64_t left_at_block = 0;
 };
 extern __attribute__((tls_model("initial-exec"))) thread_local CpuDebt t_cpu_debt;
@@ -57,15 +60,14 @@ inline bool charge_call(ProcessContext& c) {
 // wait began, or goes on paying where it was (the slow path decides; `left` 0 sends it there).
 inline void cpu_thread_blocks(ProcessContext& c) {
   CpuDebt& d = t_cpu_debt;
-  constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
   if (d.spinning) {
-    if (d.blocked_at == kNone) {
+    if (d.blocked_at == kNoInstant) {
       d.blocked_at = now(c).ns();
       d.left_at_block = d.left;
     }
     d.left = 0;
-  } else if (d.instant != kNone) {
-    d.instant = kNone;
+  } else if (d.instant != kNoInstant) {
+    d.instant = kNoInstant;
     d.left = 0;
   }
 }
