@@ -52,13 +52,15 @@ class GoSysmon {
   // Whether another nudge may be made at virtual instant `now`: at most kNudgesPerInstant.
   bool may_nudge(int64_t now);
   // A nudge was made (sleeps ended early) at the instant may_nudge last saw.
-  void nudged() { ++nudges_; }
+  void nudged();
   int nudges_at_this_instant() const { return nudges_; }
   // The deadline an idle point stops at, given the earliest deadline of the table: it, or an
   // earlier sleep of sysmon that must run for its process's timers once the nudges gave up.
   std::optional<TimePoint> idle_deadline(std::optional<TimePoint> earliest);
 
   static constexpr int kNudgesPerInstant = 8;
+  // Sysmon's looks that retake a P held in a call: the first notes the call, the second takes.
+  static constexpr int kLooksToRetake = 2;
 
  private:
   // Process pid has a thread in its network poller with a timeout (Go's netpoll, an epoll wait
@@ -67,12 +69,24 @@ class GoSysmon {
   bool has_poller_wait(pid_t pid) const;
   // A thread of pid holds a P in a blocking call (see go_sysmon.cpp).
   bool holds_processor(pid_t pid);
+  // A thread of pid holds a P in a timed wait of the table (a charged call, a raw sleep) whose
+  // P sysmon has not yet had kLooksToRetake looks at: nudged even with a poller (see .cpp).
+  bool held_wait_unretaken(pid_t pid);
+
+  // A timed wait holding a P, by waiter slot and its seq, and the nudges made for it.
+  struct Held {
+    uint32_t index;
+    uint64_t seq;
+    int nudges;
+  };
 
   abi::Segment& seg_;
   ProcReader& proc_;
   std::vector<Sleep> sleeps_;
   std::vector<pid_t> waiting_tids_;
   std::vector<pid_t> tids_;
+  std::vector<Held> held_;
+  std::vector<size_t> counted_;  // entries of held_ the last needing() nudges for
   int64_t nudged_at_ = -1;
   int nudges_ = 0;
 };
