@@ -11,7 +11,7 @@
 namespace vtime::cli {
 
 namespace {
-constexpr double kExecSleepLatencyNs = 50e3;  // Linux's default timer slack
+constexpr double kExecSleepLatencyNs = kLinuxTimerSlackNs;
 }  // namespace
 
 Subcommand register_exec(CLI::App& root) {

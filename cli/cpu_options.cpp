@@ -8,6 +8,8 @@ namespace vtime::cli {
 
 namespace {
 const std::map<std::string, double> kDurationUnits{{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+// A default duration for --help: "0" or whole microseconds.
+std::string micros_str(double ns) { return ns == 0 ? "0" : std::to_string(std::llround(ns / 1e3)) + "us"; }
 }
 
 void add_cpu_options(CLI::App& app, CpuOptions& o, const std::string& defaults_note) {
@@ -39,7 +41,14 @@ void add_cpu_options(CLI::App& app, CpuOptions& o, const std::string& defaults_n
                  "a real kernel's wake-up latency, which makes loops of sleeps drift as on a real machine; "
                  "deterministic (ns, us, ms, s)")
       ->transform(CLI::AsNumberWithUnit(kDurationUnits, CLI::AsNumberWithUnit::CASE_SENSITIVE))
-      ->default_str(o.sleep_latency_ns == 0 ? "0" : std::to_string(std::llround(o.sleep_latency_ns / 1e3)) + "us");
+      ->default_str(micros_str(o.sleep_latency_ns));
+  app.add_option("--timer-slack", o.timer_slack_ns,
+                 "Linux's timer slack on every timed wait of the wrapped programs: a futex, condition or "
+                 "semaphore wait ends this long after its deadline, poll/select/epoll 0.1% of their timeout "
+                 "when that is more (at most 100 ms), a sleep too unless --sleep-latency is set; timers none. "
+                 "Makes periodic loops drift as on a real machine; deterministic (ns, us, ms, s)")
+      ->transform(CLI::AsNumberWithUnit(kDurationUnits, CLI::AsNumberWithUnit::CASE_SENSITIVE))
+      ->default_str(micros_str(o.timer_slack_ns));
 }
 
 std::optional<CpuModelOptions> to_cpu_model(const CpuOptions& o, std::string* error) {
@@ -60,6 +69,10 @@ std::optional<CpuModelOptions> to_cpu_model(const CpuOptions& o, std::string* er
     *error = "--sleep-latency must be a duration between 0 and 1000s";
     return std::nullopt;
   }
+  if (!(o.timer_slack_ns >= 0) || o.timer_slack_ns > 1e12) {
+    *error = "--timer-slack must be a duration between 0 and 1000s";
+    return std::nullopt;
+  }
   if (!(o.busy_limit_ns >= 0) || !std::isfinite(o.busy_limit_ns)) {
     *error = "--cpu-busy-limit must be a duration of 0 or more";
     return std::nullopt;
@@ -71,6 +84,7 @@ std::optional<CpuModelOptions> to_cpu_model(const CpuOptions& o, std::string* er
   c.scale = o.scale;
   c.busy_limit_ns = static_cast<int64_t>(std::llround(o.busy_limit_ns));
   c.sleep_latency_ns = static_cast<int64_t>(std::llround(o.sleep_latency_ns));
+  c.timer_slack_ns = static_cast<int64_t>(std::llround(o.timer_slack_ns));
   return c;
 }
 
@@ -82,6 +96,7 @@ nlohmann::ordered_json to_json(const CpuOptions& o) {
   j["scale"] = o.scale;
   j["busy_limit_ns"] = o.busy_limit_ns;
   if (o.sleep_latency_ns != 0) j["sleep_latency_ns"] = o.sleep_latency_ns;  // older traces: none
+  if (o.timer_slack_ns != 0) j["timer_slack_ns"] = o.timer_slack_ns;
   return j;
 }
 
@@ -97,6 +112,7 @@ CpuOptions cpu_options_from_json(const nlohmann::ordered_json& j) {
   o.scale = j.value("scale", o.scale);
   o.busy_limit_ns = j.value("busy_limit_ns", o.busy_limit_ns);
   o.sleep_latency_ns = j.value("sleep_latency_ns", 0.0);
+  o.timer_slack_ns = j.value("timer_slack_ns", 0.0);
   return o;
 }
 

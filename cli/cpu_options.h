@@ -1,5 +1,5 @@
 // The CPU-time model options shared by `vtime exec`, `run` and `replay` (and recorded in a trace
-// header by `run`): --cpu-model, --cpu-cost, --cpu-burst, --cpu-scale, --cpu-busy-limit, --sleep-latency.
+// header by `run`): --cpu-model, --cpu-cost, --cpu-burst, --cpu-scale, --cpu-busy-limit, --sleep-latency, --timer-slack.
 #pragma once
 
 #include <vtime/cpu_model.h>
@@ -20,6 +20,7 @@ struct CpuOptions {
   double scale = 1.0;               // --cpu-scale
   double busy_limit_ns = 500e6;     // --cpu-busy-limit, with a unit: 500ms; 0 never
   double sleep_latency_ns = 0;      // --sleep-latency, with a unit
+  double timer_slack_ns = 0;        // --timer-slack, with a unit
 };
 
 // `defaults_note`: appended to --cpu-model's help (replay: "default: the recorded model").

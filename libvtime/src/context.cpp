@@ -153,6 +153,7 @@ void do_attach() {
     c->cpu_quantum_ns = seg->header.cpu_quantum_ns.load(std::memory_order_relaxed);
     c->cpu_burst_calls = seg->header.cpu_burst_calls.load(std::memory_order_relaxed);
     c->sleep_latency_ns = seg->header.sleep_latency_ns.load(std::memory_order_relaxed);
+    c->timer_slack_ns = seg->header.timer_slack_ns.load(std::memory_order_relaxed);
     g_context.store(c, std::memory_order_release);
     install_fork_handlers();
     // A process that may set the time gets the clock guard: its raw clock-setting system calls,

@@ -4,6 +4,7 @@
 #include <vtime/internal/context.h>
 #include <vtime/internal/futex.h>
 #include <vtime/internal/slots.h>
+#include <vtime/internal/timer_slack.h>
 #include <vtime/internal/trace_request.h>
 #include <vtime/internal/waits.h>
 
@@ -309,6 +310,8 @@ bool NotifiedSleeps::take_one(int fd, TreeWatch* watch) {
     if (send(fd, id, 0, 0, 0)) ++answered_;  // no time to wait: returns at once, as it would
     return false;
   }
+  // As late as a real kernel ends it (timer_slack.h), as every other wait of the wrapped programs.
+  deadline += lateness(abi::kReasonSleep, deadline - now);
   const uint32_t index = register_slot(pid, tid, deadline, abi::kReasonSleep, 0, realtime, shift);
   if (index == kNoSlot) {
     send(fd, id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
@@ -371,6 +374,11 @@ bool NotifiedSleeps::still_pending(int fd, uint64_t id, uint32_t index, const st
   return false;
 }
 
+int64_t NotifiedSleeps::lateness(uint32_t reason, int64_t timeout_ns) const {
+  return wait_lateness(reason, timeout_ns, seg_.header.timer_slack_ns.load(std::memory_order_relaxed),
+                       seg_.header.sleep_latency_ns.load(std::memory_order_relaxed));
+}
+
 bool NotifiedSleeps::take_epoll(int fd, uint64_t id, pid_t pid, pid_t tid, const __u64* a,
                                 const std::optional<uint64_t>& quiet, TreeWatch* watch) {
   // epoll_wait / epoll_pwait: descriptor, events, maxevents, timeout in ms (> 0: the filter).
@@ -378,8 +386,9 @@ bool NotifiedSleeps::take_epoll(int fd, uint64_t id, pid_t pid, pid_t tid, const
   const int ms = static_cast<int>(a[3]);
   const int copy = pid == 0 ? -1 : copy_of(pid, epfd);
   const int64_t now = Session::read_clock(seg_.header.clock).ns();
+  const int64_t timeout = static_cast<int64_t>(ms) * 1000000;
   const uint32_t index = copy < 0 ? kNoSlot
-                                  : register_slot(pid, tid, now + static_cast<int64_t>(ms) * 1000000, abi::kReasonEpoll,
+                                  : register_slot(pid, tid, now + timeout + lateness(abi::kReasonEpoll, timeout), abi::kReasonEpoll,
                                                   abi::kTracerAnyThread, false, 0);
   if (index == kNoSlot) {
     send(fd, id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);  // runs as it is, with its real timeout

@@ -150,6 +150,7 @@ Session Session::create(const SessionOptions& opts) {
   h.cpu_quantum_ns.store(std::max(opts.cpu_quantum_ns, opts.cpu_cost_ns), std::memory_order_relaxed);
   h.cpu_burst_calls.store(std::max<int64_t>(0, opts.cpu_burst_calls), std::memory_order_relaxed);
   h.sleep_latency_ns.store(std::max<int64_t>(0, opts.sleep_latency_ns), std::memory_order_relaxed);
+  h.timer_slack_ns.store(std::max<int64_t>(0, opts.timer_slack_ns), std::memory_order_relaxed);
   for (auto& p : seg->processes) p.state.store(abi::kProcessFree);
   for (auto& w : seg->waiters) w.state.store(abi::kFree);
   // The magic goes last: a reader that sees it sees a complete header.

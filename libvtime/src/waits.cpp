@@ -3,6 +3,7 @@
 
 #include <vtime/internal/cpu_charge.h>
 #include <vtime/internal/futex.h>
+#include <vtime/internal/timer_slack.h>
 #include "libc.h"
 #include <vtime/internal/slots.h>
 
@@ -155,6 +156,13 @@ WaitScope::WaitScope(ProcessContext& c, TimePoint deadline, uint32_t reason, uin
     pthread_setspecific(g_exit_key, &t_state);
   }
   if (reason != abi::kReasonCpu) cpu_thread_blocks(c);
+  // A real kernel ends the wait later by its timer slack (timer_slack.h); sleeps add theirs in
+  // sleep_until, which also counts what is left after a signal from the deadline asked for.
+  const TimePoint asked = deadline;  // what mark_realtime matches against
+  if (c.timer_slack_ns > 0 && reason != abi::kReasonSleep && !deadline.is_never()) {
+    const int64_t remaining = (deadline - now(c)).ns();
+    if (remaining > 0) deadline = deadline + nanoseconds(wait_lateness(reason, remaining, c.timer_slack_ns, 0));
+  }
   temporary_ = ts.depth > 0;
   slot_ = temporary_ ? claim_thread_slot(c, ts.tid) : static_cast<uint32_t>(ts.slot);
   ++ts.depth;
@@ -163,7 +171,7 @@ WaitScope::WaitScope(ProcessContext& c, TimePoint deadline, uint32_t reason, uin
   s.reason.store(reason, std::memory_order_relaxed);
   s.wake_kind.store(wake_kind, std::memory_order_relaxed);
   s.seq.store(c.seg->header.next_seq.fetch_add(1, std::memory_order_relaxed), std::memory_order_relaxed);
-  mark_realtime(s, deadline);
+  mark_realtime(s, asked);
   s.tracer_flags.store(0, std::memory_order_relaxed);  // abi::kAgentRetry is the controller's, per wake
   if (action) agent_add(c, slot_, *action);
   s.state.store(abi::kWaiting, std::memory_order_release);

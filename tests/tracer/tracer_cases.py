@@ -121,6 +121,10 @@ and static_timers (statically linked C programs).
                         hour away): each goroutine runs at the instant its fsync began (0, 2, 4,
                         6, 8 ms; sysmon hands the held processor on, as natively 20 us into the
                         call), not when some later call ends; three times the same.
+  timer_slack           a static Go program's waits under --timer-slack 50us: time.Sleep of 1 s
+                        (the poller's epoll_pwait of 1000 ms) ends 1 ms late, of 10 ms 50 us late,
+                        a raw syscall.Nanosleep of 1 s 50 us late, as Linux ends them; without the
+                        option exactly on time; twice the same each.
 """
 import argparse
 import os
@@ -138,7 +142,7 @@ CASES = ["go_static", "go_cgo", "go_unprivileged", "go_via_shell", "go_spawns", 
          "static_proc", "static_direct", "exec_thread", "static_timers", "go_raw_timers",
          "real_timeout", "etcd", "kill_vtime", "settime_static", "settime_dynamic", "settime_go", "go_spin_real",
          "serial_gate", "serial_gate_go", "serial_gate_dynamic", "serial_threads", "serial_topup", "serial_futex",
-         "go_random", "go_random_patch", "go_syscall_timers", "serial_spawn", "write_cost", "held_call"]
+         "go_random", "go_random_patch", "go_syscall_timers", "serial_spawn", "write_cost", "held_call", "timer_slack"]
 USERNS_ROOT = ["unshare", "--user", "--map-root-user"]
 # What syscall_timers.go prints (go_syscall_timers, serial_spawn).
 SYSCALL_TIMERS = ("sleep 5 under a 1.2 s context: signal: killed at 1.200000\n"
@@ -361,6 +365,9 @@ def main():
             r = run(args, ["env", "VTIME_SYNC_COST=2000000", b("held_call")], extra=["--serialize-threads"], timeout=60)
             if r.returncode != 0 or r.stdout != want:
                 fail("exit %d, expected %r" % (r.returncode, want))
+    elif c == "timer_slack":
+        twice(args, [b("slack")], "sleep 1000\nsleep_short 50\nnanosleep 50\n", extra=["--timer-slack", "50us"])
+        twice(args, [b("slack")], "sleep 0\nsleep_short 0\nnanosleep 0\n")
     elif c == "write_cost":
         out = "".join("out %d\n" % i for i in range(5))
         charged = out + "stderr 20000 us, stdout 0 us, ticks 6; sync 0 us\n"

@@ -22,7 +22,7 @@
 namespace vtime::abi {
 
 inline constexpr uint64_t kMagic = 0x31454d4954565f56ULL;  // "V_VTIME1", little-endian
-inline constexpr uint32_t kVersion = 22;  // 22: cpu_burst_calls; 21: sleep_latency_ns; 20: tsc_*_images; 19: process_high; 18: notified sleeps; 17: kWaking; 16: kTracerDirect; 15: tracer_awake; 14: tracer_reaps; 13: kAgentRetry; 12: thread turns over every futex wait; 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
+inline constexpr uint32_t kVersion = 23;  // 23: timer_slack_ns; 22: cpu_burst_calls; 21: sleep_latency_ns; 20: tsc_*_images; 19: process_high; 18: notified sleeps; 17: kWaking; 16: kTracerDirect; 15: tracer_awake; 14: tracer_reaps; 13: kAgentRetry; 12: thread turns over every futex wait; 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
 inline constexpr uint32_t kWaiterSlots = 4096;
 inline constexpr uint32_t kProcessSlots = 512;
 inline constexpr uint32_t kThreadStatSlots = 4096;
@@ -324,6 +324,10 @@ struct alignas(64) Header {
   // wake-up latency of a real kernel (timer slack, the scheduler), which makes a real loop of
   // sleeps drift; 0: exactly at the deadline (vtime run --sleep-latency, docs/shim.md).
   std::atomic<int64_t> sleep_latency_ns;
+  // The timer slack of the wrapped programs' timed waits (vtime/internal/timer_slack.h): every
+  // wait but a timer's ends this long after its deadline, fd waits by 0.1% of their timeout when
+  // more; a sleep by sleep_latency_ns instead when that is set; 0: exact (--timer-slack).
+  std::atomic<int64_t> timer_slack_ns;
   ClockState clock;
   // The tracer process (0: none started), and how many processes it has traced so far (the
   // controller then looks for traced zombies when the count saw an exit).

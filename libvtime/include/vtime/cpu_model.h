@@ -49,6 +49,9 @@ inline constexpr int64_t kCpuQuantumNs = 1'000'000;
 // burst_calls) and carry their own cost.
 inline constexpr int64_t kCpuBurstCalls = 5'000;
 inline constexpr int64_t kCpuBurstCallsBefore = 20'000;
+// Linux's default timer slack of a task (/proc/self/timerslack_ns): how late its sleeps and
+// timed waits end at least (CpuModelOptions::timer_slack_ns, vtime/internal/timer_slack.h).
+inline constexpr int64_t kLinuxTimerSlackNs = 50'000;
 
 struct CpuModelOptions {
   abi::CpuModel model = abi::kCpuCalls;
@@ -57,6 +60,7 @@ struct CpuModelOptions {
   double scale = 1.0;                    // real: virtual seconds per real second while busy
   int64_t busy_limit_ns = 500'000'000;   // calls: 0 never lets the clock run
   int64_t sleep_latency_ns = 0;          // any model: a sleep ends this long after its deadline
+  int64_t timer_slack_ns = 0;            // any model: Linux's timer slack on every timed wait
 };
 
 // "zero", "calls", "real" -> the model; nullopt otherwise.
@@ -74,6 +78,7 @@ inline SessionOptions session_options(const CpuModelOptions& cpu, int64_t epoch_
   o.cpu_quantum_ns = cpu.model == abi::kCpuCalls ? kCpuQuantumNs : 0;
   o.cpu_burst_calls = cpu.model == abi::kCpuCalls ? cpu.burst_calls : 0;
   o.sleep_latency_ns = cpu.sleep_latency_ns;
+  o.timer_slack_ns = cpu.timer_slack_ns;
   return o;
 }
 

@@ -38,6 +38,7 @@ struct SessionOptions {
   int64_t cpu_quantum_ns = 0;  // kCpuCalls: a thread pays its debt once it reaches this
   int64_t cpu_burst_calls = 0; // kCpuCalls: free charged calls per thread and instant
   int64_t sleep_latency_ns = 0;  // a sleep ends this long after its deadline (abi::Header)
+  int64_t timer_slack_ns = 0;    // every timed wait ends later by Linux's slack (abi::Header)
 };
 
 // Attach failures carry a one-line reason meant for the user.

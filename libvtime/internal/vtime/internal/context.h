@@ -33,6 +33,7 @@ struct ProcessContext {
   int64_t cpu_quantum_ns = 0;
   int64_t cpu_burst_calls = 0;
   int64_t sleep_latency_ns = 0;  // abi::Header::sleep_latency_ns
+  int64_t timer_slack_ns = 0;    // abi::Header::timer_slack_ns
 };
 
 // The attached context, or nullptr when the environment names no session. The first call
