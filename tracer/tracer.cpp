@@ -703,8 +703,14 @@ void Tracer::on_syscall_stop(pid_t tid) {
     }
     return;
   }
-  end_wait(t);  // it returned by itself before the deadline
-  leave_wait(tid, t, r);
+  // It returned by itself before the deadline. A futex wait that did was woken by another thread
+  // (Go's sysmon parked until the next timer, woken by a thread leaving a system call): with
+  // thread turns it waits for its turn, as after an untimed futex wait, instead of running beside
+  // the thread that woke it while its process has the tree (a race in real time: which of them
+  // first looked at the runtime's processors).
+  const bool woken_by_thread = t.call.reason == abi::kReasonFutex && thread_turns();
+  end_wait(t);
+  leave_wait(tid, t, r, woken_by_thread);
 }
 
 unsigned Tracer::tsc_read_len(Process& p, pid_t pid, pid_t tid, user_regs_struct& r, int sig) {
