@@ -48,16 +48,11 @@ Subcommand register_k8s(CLI::App& root) {
       "kube-apiserver, unmodified, in virtual time. Every compute host is a Node, every job a Pod.\n"
       "The run's directory (configuration, logs, etcd's data) is kept as PREFIX_k8s/. Same options\n"
       "and exit codes as `vtime run` (4: vtime-k8s failed, e.g. a component died; its message names\n"
-      "it). The CPU-time model defaults to zero here and the timer slack to 50us, Linux's (docs/k8s.md).");
+      "it). The CPU-time model defaults to zero here (docs/k8s.md). See docs/k8s.md.");
   // Kubernetes' components read the clock on every request, and how often depends on how their
   // goroutines interleave: under `calls` they would pay for it in virtual time that differs from
   // run to run. They never wait by spinning, so `zero` is exact for them (docs/k8s.md).
   o->run.broker.cpu.model = "zero";
-  // Every timed wait of the components ends late by Linux's default timer slack, as on a real
-  // machine: kube-scheduler's one-second back-off flush then drifts by about 1 ms a second, as a
-  // real one does (0.5-0.9 ms/s in the reference runs), which decides whether a job ending some
-  // seconds later is seen before or after a flush (docs/k8s.md).
-  o->run.broker.cpu.timer_slack_ns = kLinuxTimerSlackNs;
   // The control plane's start-up (answering SIMULATION_BEGINS) is seconds of computation while the
   // clock stands still, about 6 s of real time on an idle 2-vCPU machine; on a loaded one it
   // took over 30 s (the default of `vtime run`) and the run failed as a hung scheduler.

@@ -50,15 +50,14 @@ struct BridgeOptions {
   // Where kube-scheduler's one-second loops (the back-off queue's flush) fall in each second of
   // the workload: the bridge answers SIMULATION_BEGINS (the workload's time 0) this long before
   // one of their iterations (to within the millisecond at which it sees the scheduler start).
-  // In a real cluster that phase is whatever the scheduler's start left (the reference runs' were
-  // anywhere from 0.19 to 0.99 s): 0.5 s is the middle, never more than half a second from it.
-  long long loop_phase_ns = 500'000'000;
+  // In a real cluster that phase is whatever the scheduler's start left: 0.99 s puts the flushes
+  // 10 ms before each whole second, where the set-up of earlier versions left them (docs/k8s.md).
+  long long loop_phase_ns = 990'000'000;
   // Virtual time each scheduling attempt costs kube-scheduler, charged at the line it logs
   // (ClusterOptions::attempt_cost_ns). 0: none.
   long long attempt_cost_ns = 0;
-  // Virtual time each durable write of etcd takes (ClusterOptions::sync_latency_ns), so that
-  // every write through the API server takes time, as on a real control plane. 0: none.
-  long long sync_latency_ns = 2'000'000;
+  // Virtual time each durable write of etcd takes (ClusterOptions::sync_latency_ns). 0: none.
+  long long sync_latency_ns = 0;
   // One process of the control plane runs at a time (vtime_serialize; docs/k8s.md, Determinism),
   // and with `serialize_threads` one thread of it (vtime_serialize_threads).
   bool serialize = true;
