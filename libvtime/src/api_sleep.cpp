@@ -5,7 +5,6 @@
 #include <vtime/internal/context.h>
 #include <vtime/internal/cpu_charge.h>
 #include "libc.h"
-#include <vtime/internal/timer_slack.h>
 #include <vtime/internal/waits.h>
 
 #include <cerrno>
@@ -23,11 +22,9 @@ int sleep_until(ProcessContext& c, TimePoint deadline, Duration* remaining) {
     charge_call(c);  // nanosleep(0) and friends: a yield, under --cpu-model calls a charged one
     return 0;
   }
-  // A real kernel wakes a sleeper late by its wake-up latency (abi::Header::sleep_latency_ns, else
-  // the timer slack: timer_slack.h); what is left after a signal still counts from the deadline
-  // asked for.
-  const int64_t late = wait_lateness(abi::kReasonSleep, (deadline - now(c)).ns(), c.timer_slack_ns, c.sleep_latency_ns);
-  WaitScope w(c, deadline + nanoseconds(late), abi::kReasonSleep, abi::kWakeFutex);
+  // The scope ends it as late as a real kernel would (timer_slack.h); what is left after a signal
+  // still counts from the deadline asked for.
+  WaitScope w(c, deadline, abi::kReasonSleep, abi::kWakeFutex);
   int r = w.block();
   if (r == EINTR && remaining) {
     Duration left = deadline - now(c);

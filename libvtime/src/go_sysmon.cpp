@@ -14,7 +14,15 @@
 namespace vtime::detail {
 
 namespace {
-bool holds_p(const abi::WaiterSlot& w);
+// A wait of the table in which a Go thread holds its P: a timed wait of the program's own (a
+// charged call, a raw nanosleep or ppoll, a cgo call's wait through the shim), not one of the
+// runtime's own idle waits nor a payment of the CPU-time model (see holds_processor).
+bool holds_p(const abi::WaiterSlot& w) {
+  if (w.is_timer.load(std::memory_order_relaxed) != 0) return false;
+  const uint32_t reason = w.reason.load(std::memory_order_relaxed);
+  return !(w.wake_kind.load(std::memory_order_relaxed) == abi::kWakeTracer &&
+           (housekeeping(w) || reason == abi::kReasonEpoll || reason == abi::kReasonCpu));
+}
 }  // namespace
 
 const std::vector<GoSysmon::Sleep>& GoSysmon::needing(int64_t before) {
@@ -53,18 +61,6 @@ void GoSysmon::nudged() {
   for (size_t i : counted_) ++held_[i].nudges;
   counted_.clear();
 }
-
-namespace {
-// A wait of the table in which a Go thread holds its P: a timed wait of the program's own (a
-// charged call, a raw nanosleep or ppoll, a cgo call's wait through the shim), not one of the
-// runtime's own idle waits nor a payment of the CPU-time model (see holds_processor).
-bool holds_p(const abi::WaiterSlot& w) {
-  if (w.is_timer.load(std::memory_order_relaxed) != 0) return false;
-  const uint32_t reason = w.reason.load(std::memory_order_relaxed);
-  return !(w.wake_kind.load(std::memory_order_relaxed) == abi::kWakeTracer &&
-           (housekeeping(w) || reason == abi::kReasonEpoll || reason == abi::kReasonCpu));
-}
-}  // namespace
 
 // Why even with a poller: the poller runs the timers of a held P, not the goroutines readied on
 // it before the call (its run queue), which natively run once sysmon retakes the P, 20 us into

@@ -311,7 +311,7 @@ bool NotifiedSleeps::take_one(int fd, TreeWatch* watch) {
     return false;
   }
   // As late as a real kernel ends it (timer_slack.h), as every other wait of the wrapped programs.
-  deadline += lateness(abi::kReasonSleep, deadline - now);
+  deadline += wait_lateness(seg_.header, abi::kReasonSleep, deadline - now);
   const uint32_t index = register_slot(pid, tid, deadline, abi::kReasonSleep, 0, realtime, shift);
   if (index == kNoSlot) {
     send(fd, id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
@@ -374,11 +374,6 @@ bool NotifiedSleeps::still_pending(int fd, uint64_t id, uint32_t index, const st
   return false;
 }
 
-int64_t NotifiedSleeps::lateness(uint32_t reason, int64_t timeout_ns) const {
-  return wait_lateness(reason, timeout_ns, seg_.header.timer_slack_ns.load(std::memory_order_relaxed),
-                       seg_.header.sleep_latency_ns.load(std::memory_order_relaxed));
-}
-
 bool NotifiedSleeps::take_epoll(int fd, uint64_t id, pid_t pid, pid_t tid, const __u64* a,
                                 const std::optional<uint64_t>& quiet, TreeWatch* watch) {
   // epoll_wait / epoll_pwait: descriptor, events, maxevents, timeout in ms (> 0: the filter).
@@ -388,7 +383,7 @@ bool NotifiedSleeps::take_epoll(int fd, uint64_t id, pid_t pid, pid_t tid, const
   const int64_t now = Session::read_clock(seg_.header.clock).ns();
   const int64_t timeout = static_cast<int64_t>(ms) * 1000000;
   const uint32_t index = copy < 0 ? kNoSlot
-                                  : register_slot(pid, tid, now + timeout + lateness(abi::kReasonEpoll, timeout), abi::kReasonEpoll,
+                                  : register_slot(pid, tid, now + timeout + wait_lateness(seg_.header, abi::kReasonEpoll, timeout), abi::kReasonEpoll,
                                                   abi::kTracerAnyThread, false, 0);
   if (index == kNoSlot) {
     send(fd, id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);  // runs as it is, with its real timeout

@@ -156,12 +156,14 @@ WaitScope::WaitScope(ProcessContext& c, TimePoint deadline, uint32_t reason, uin
     pthread_setspecific(g_exit_key, &t_state);
   }
   if (reason != abi::kReasonCpu) cpu_thread_blocks(c);
-  // A real kernel ends the wait later by its timer slack (timer_slack.h); sleeps add theirs in
-  // sleep_until, which also counts what is left after a signal from the deadline asked for.
-  const TimePoint asked = deadline;  // what mark_realtime matches against
-  if (c.timer_slack_ns > 0 && reason != abi::kReasonSleep && !deadline.is_never()) {
+  // A real kernel ends the wait later than asked: a sleep by its wake-up latency, any wait by its
+  // timer slack (timer_slack.h). The realtime mark belongs to the deadline asked for.
+  const TimePoint asked = deadline;
+  if ((c.timer_slack_ns > 0 || c.sleep_latency_ns > 0) && !deadline.is_never()) {
     const int64_t remaining = (deadline - now(c)).ns();
-    if (remaining > 0) deadline = deadline + nanoseconds(wait_lateness(reason, remaining, c.timer_slack_ns, 0));
+    if (remaining > 0) {
+      deadline = deadline + nanoseconds(wait_lateness(reason, remaining, c.timer_slack_ns, c.sleep_latency_ns));
+    }
   }
   temporary_ = ts.depth > 0;
   slot_ = temporary_ ? claim_thread_slot(c, ts.tid) : static_cast<uint32_t>(ts.slot);

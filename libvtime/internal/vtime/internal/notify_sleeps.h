@@ -68,8 +68,6 @@ class NotifiedSleeps {
   void threads_exited();
 
  private:
-  // How late a real kernel ends a wait of this reason and timeout (timer_slack.h).
-  int64_t lateness(uint32_t reason, int64_t timeout_ns) const;
   struct Listener {
     int fd = -1;
     uint32_t entry = 0;          // its abi::Header::notify_listeners index

@@ -1,6 +1,6 @@
 // How long after its deadline a timed wait of the wrapped programs ends: Linux's timer slack,
-// applied the kernel's way (docs/shim.md "Timer slack"). Shared by the shim's waits (WaitScope,
-// sleeps) and the tracer's (tracer/timed_call.cpp), so a Go program and a C one wait alike.
+// applied the kernel's way (docs/shim.md "Timer slack"). Shared by the shim's waits (WaitScope)
+// and the tracer's (tracer/timed_call.cpp, notified sleeps), so a Go program and a C one wait alike.
 //
 // Why: a frozen clock ends every wait exactly at its deadline, where a real kernel ends it later
 // by the task's timer slack (50 us by default, /proc/self/timerslack_ns), and poll, select and
@@ -43,6 +43,13 @@ inline int64_t wait_lateness(uint32_t reason, int64_t remaining_ns, int64_t slac
     default:
       return slack_ns;
   }
+}
+
+// The same with the session's settings read from the segment's header: the tracer's and the
+// controller's side, which have no ProcessContext.
+inline int64_t wait_lateness(const abi::Header& h, uint32_t reason, int64_t remaining_ns) {
+  return wait_lateness(reason, remaining_ns, h.timer_slack_ns.load(std::memory_order_relaxed),
+                       h.sleep_latency_ns.load(std::memory_order_relaxed));
 }
 
 }  // namespace vtime::detail
