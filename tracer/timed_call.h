@@ -41,7 +41,8 @@
 namespace vtime::tracer {
 
 struct TimedCall {
-  int64_t deadline_ns = 0;  // virtual
+  int64_t deadline_ns = 0;  // virtual, timer slack included
+  int64_t early_ns = 0;     // the slack's range (abi::WaiterSlot::early_ns)
   uint32_t reason = 0;      // abi::Reason
   bool realtime_abs = false;
   int64_t realtime_shift = 0;  // realtime_abs: the clock's realtime shift the deadline was computed with

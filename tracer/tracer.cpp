@@ -559,6 +559,7 @@ void Tracer::on_call(pid_t tid) {
   // drop_ended_tracer_waits): the previous wait's slot, if still Waiting, is taken back first.
   s.state.store(abi::kClaimed, std::memory_order_release);
   s.deadline.store(call->deadline_ns, std::memory_order_relaxed);
+  s.early_ns.store(static_cast<uint32_t>(call->early_ns), std::memory_order_relaxed);
   s.reason.store(call->reason, std::memory_order_relaxed);
   s.wake_kind.store(abi::kWakeTracer, std::memory_order_relaxed);
   s.seq.store(t.seq, std::memory_order_relaxed);

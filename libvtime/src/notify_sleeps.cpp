@@ -311,8 +311,9 @@ bool NotifiedSleeps::take_one(int fd, TreeWatch* watch) {
     return false;
   }
   // As late as a real kernel ends it (timer_slack.h), as every other wait of the wrapped programs.
-  deadline += wait_lateness(seg_.header, abi::kReasonSleep, deadline - now);
-  const uint32_t index = register_slot(pid, tid, deadline, abi::kReasonSleep, 0, realtime, shift);
+  const int64_t late = wait_lateness(seg_.header, abi::kReasonSleep, deadline - now);
+  const uint32_t index = register_slot(pid, tid, deadline + late, wait_range(seg_.header, abi::kReasonSleep, late),
+                                       abi::kReasonSleep, 0, realtime, shift);
   if (index == kNoSlot) {
     send(fd, id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
     return false;
@@ -321,8 +322,8 @@ bool NotifiedSleeps::take_one(int fd, TreeWatch* watch) {
   return still_pending(fd, id, index, quiet, watch);
 }
 
-uint32_t NotifiedSleeps::register_slot(pid_t pid, pid_t tid, int64_t deadline, uint32_t reason, uint32_t flags,
-                                       bool realtime, int64_t shift) {
+uint32_t NotifiedSleeps::register_slot(pid_t pid, pid_t tid, int64_t deadline, int64_t early, uint32_t reason,
+                                       uint32_t flags, bool realtime, int64_t shift) {
   const uint32_t index = pid == 0 ? kNoSlot : claim_waiter_slot(seg_, pid, tid, abi::kNoProcess, false);
   if (index == kNoSlot) {
     if (pid != 0) fprintf(stderr, "vtime: waiter table full (%u slots)\n", abi::kWaiterSlots);
@@ -330,6 +331,7 @@ uint32_t NotifiedSleeps::register_slot(pid_t pid, pid_t tid, int64_t deadline, u
   }
   auto& s = seg_.waiters[index];
   s.deadline.store(deadline, std::memory_order_relaxed);
+  s.early_ns.store(static_cast<uint32_t>(early), std::memory_order_relaxed);
   s.reason.store(reason, std::memory_order_relaxed);
   s.wake_kind.store(abi::kWakeTracer, std::memory_order_relaxed);
   const uint64_t seq = seg_.header.next_seq.fetch_add(1, std::memory_order_relaxed);
@@ -382,9 +384,10 @@ bool NotifiedSleeps::take_epoll(int fd, uint64_t id, pid_t pid, pid_t tid, const
   const int copy = pid == 0 ? -1 : copy_of(pid, epfd);
   const int64_t now = Session::read_clock(seg_.header.clock).ns();
   const int64_t timeout = static_cast<int64_t>(ms) * 1000000;
+  const int64_t late = wait_lateness(seg_.header, abi::kReasonEpoll, timeout);
   const uint32_t index = copy < 0 ? kNoSlot
-                                  : register_slot(pid, tid, now + timeout + wait_lateness(seg_.header, abi::kReasonEpoll, timeout), abi::kReasonEpoll,
-                                                  abi::kTracerAnyThread, false, 0);
+                                  : register_slot(pid, tid, now + timeout + late, wait_range(seg_.header, abi::kReasonEpoll, late),
+                                                  abi::kReasonEpoll, abi::kTracerAnyThread, false, 0);
   if (index == kNoSlot) {
     send(fd, id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);  // runs as it is, with its real timeout
     return false;

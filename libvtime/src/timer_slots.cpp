@@ -9,6 +9,7 @@ namespace vtime::detail {
 void arm_timer_slot(abi::Segment& seg, uint32_t slot, TimePoint deadline, bool realtime, int64_t shift) {
   auto& s = seg.waiters[slot];
   s.deadline.store(deadline.ns(), std::memory_order_relaxed);
+  s.early_ns.store(0, std::memory_order_relaxed);  // Linux arms timers without slack
   mark_realtime(s, realtime, shift);
   s.seq.store(seg.header.next_seq.fetch_add(1), std::memory_order_relaxed);
   s.state.store(abi::kWaiting, std::memory_order_release);

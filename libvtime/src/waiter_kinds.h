@@ -5,6 +5,7 @@
 
 #include <vtime/abi.h>
 #include <vtime/internal/slots.h>
+#include <vtime/session.h>
 #include <vtime/time.h>
 
 #include <algorithm>
@@ -27,16 +28,27 @@ inline bool finish_waking(abi::WaiterSlot& w, abi::SlotState to) {
   return w.state.compare_exchange_strong(waking, to, std::memory_order_seq_cst);
 }
 
+// From when an advance may end a wait whose deadline is `d`: its timer slack is a range
+// (abi::WaiterSlot::early_ns, timer_slack.h). Time stops only at `d` (earliest_deadline).
+inline int64_t soft_deadline(const abi::WaiterSlot& w, int64_t d) {
+  return d - static_cast<int64_t>(w.early_ns.load(std::memory_order_relaxed));
+}
+
 // Earliest deadline among pending (Waiting) slots. Housekeeping waits count only when nothing
 // else is pending: Go's runtime decides between its short and its long sleeps by racing its own
 // threads, so a deadline of theirs is not a deterministic instant to stop at; they are woken
 // with the next advance instead (Waker), which no Go program can tell from a slow kernel.
+// A wait whose slack's range the clock has entered is due now: the advance that brought the
+// clock there expired it, in a later step of the same instant (advance_step wakes the earliest
+// deadline's waits first).
 inline std::optional<TimePoint> earliest_deadline(abi::Segment& seg) {
+  const int64_t now = Session::read_clock(seg.header.clock).ns();
   int64_t best = abi::kNoDeadline, best_housekeeping = abi::kNoDeadline;
   for (uint32_t i = 0, n = waiter_limit(seg); i < n; ++i) {
     auto& w = seg.waiters[i];
     if (w.state.load(std::memory_order_acquire) != abi::kWaiting) continue;
     int64_t d = w.deadline.load(std::memory_order_relaxed);
+    if (d > now && soft_deadline(w, d) <= now) d = now;
     if (housekeeping(w)) {
       best_housekeeping = std::min(best_housekeeping, d);
     } else {

@@ -64,6 +64,7 @@ uint32_t claim_waiter_slot(abi::Segment& seg, pid_t pid, pid_t tid, uint32_t pro
       s.process.store(process, std::memory_order_relaxed);
       s.is_timer.store(is_timer ? 1 : 0, std::memory_order_relaxed);
       s.deadline.store(abi::kNoDeadline, std::memory_order_relaxed);
+      s.early_ns.store(0, std::memory_order_relaxed);
       return i;
     }
   }
@@ -159,10 +160,13 @@ WaitScope::WaitScope(ProcessContext& c, TimePoint deadline, uint32_t reason, uin
   // A real kernel ends the wait later than asked: a sleep by its wake-up latency, any wait by its
   // timer slack (timer_slack.h). The realtime mark belongs to the deadline asked for.
   const TimePoint asked = deadline;
+  int64_t early = 0;
   if ((c.timer_slack_ns > 0 || c.sleep_latency_ns > 0) && !deadline.is_never()) {
     const int64_t remaining = (deadline - now(c)).ns();
     if (remaining > 0) {
-      deadline = deadline + nanoseconds(wait_lateness(reason, remaining, c.timer_slack_ns, c.sleep_latency_ns));
+      const int64_t late = wait_lateness(reason, remaining, c.timer_slack_ns, c.sleep_latency_ns);
+      deadline = deadline + nanoseconds(late);
+      early = wait_range(reason, late, c.sleep_latency_ns);
     }
   }
   temporary_ = ts.depth > 0;
@@ -170,6 +174,7 @@ WaitScope::WaitScope(ProcessContext& c, TimePoint deadline, uint32_t reason, uin
   ++ts.depth;
   auto& s = c.seg->waiters[slot_];
   s.deadline.store(deadline.ns(), std::memory_order_relaxed);
+  s.early_ns.store(static_cast<uint32_t>(early), std::memory_order_relaxed);
   s.reason.store(reason, std::memory_order_relaxed);
   s.wake_kind.store(wake_kind, std::memory_order_relaxed);
   s.seq.store(c.seg->header.next_seq.fetch_add(1, std::memory_order_relaxed), std::memory_order_relaxed);

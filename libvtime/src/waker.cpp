@@ -64,7 +64,7 @@ Waker::Plan Waker::plan(TimePoint t, bool one_process) {
     auto& w = seg_.waiters[i];
     if (w.state.load(std::memory_order_acquire) != abi::kWaiting) continue;
     int64_t d = w.deadline.load(std::memory_order_relaxed);
-    if (d <= t.ns()) {
+    if (soft_deadline(w, d) <= t.ns()) {
       due_.push_back({d, w.seq.load(std::memory_order_relaxed), i, w.process.load(std::memory_order_relaxed),
                       w.pid.load(std::memory_order_relaxed), housekeeping(w)});
     }
@@ -139,7 +139,8 @@ int Waker::wake_group(size_t g, size_t end, TimePoint t, bool one_process, bool 
     // its owner writes no field of it without making that step fail (finish_waking).
     uint32_t expected = abi::kWaiting;
     if (!w.state.compare_exchange_strong(expected, abi::kWaking, std::memory_order_seq_cst)) continue;
-    if (w.seq.load(std::memory_order_acquire) != d.seq || w.deadline.load(std::memory_order_acquire) > t.ns()) {
+    if (w.seq.load(std::memory_order_acquire) != d.seq ||
+        soft_deadline(w, w.deadline.load(std::memory_order_acquire)) > t.ns()) {
       finish_waking(w, abi::kWaiting);
       continue;
     }

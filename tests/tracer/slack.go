@@ -2,7 +2,8 @@
 // timer_slack): time.Sleep, which waits in the runtime's network poller (an epoll_pwait with the
 // timeout in ms), for 1 s and for 10 ms, and syscall.Nanosleep, a raw sleep, for 1 s. Under
 // `vtime exec --timer-slack 50us --sleep-latency 0` the poller's waits end 0.1% of their timeout
-// late, at least 50 us, and the sleep 50 us late, as Linux ends them (docs/shim.md).
+// late, at least 50 us, and the sleep 50 us late, as Linux ends them (docs/shim.md); but a wait
+// ends at the first advance past its deadline asked for ("shared").
 package main
 
 import (
@@ -22,4 +23,13 @@ func main() {
 	fmt.Printf("sleep_short %d\n", late(10*time.Millisecond, func() { time.Sleep(10 * time.Millisecond) }))
 	ts := syscall.NsecToTimespec(int64(time.Second))
 	fmt.Printf("nanosleep %d\n", late(time.Second, func() { syscall.Nanosleep(&ts, nil) }))
+	// The slack is a range: the poller's wait for the 1 s timer may end from 1 s to 1.001 s on,
+	// so the advance that ends a raw sleep of 1.0005 s (at 1.00055 s) ends it too.
+	done := make(chan int64)
+	go func() {
+		other := syscall.NsecToTimespec(int64(time.Second + 500*time.Microsecond))
+		done <- late(time.Second+500*time.Microsecond, func() { syscall.Nanosleep(&other, nil) })
+	}()
+	shared := late(time.Second, func() { time.Sleep(time.Second) })
+	fmt.Printf("shared %d %d\n", shared, <-done)
 }

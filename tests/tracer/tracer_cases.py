@@ -366,8 +366,9 @@ def main():
             if r.returncode != 0 or r.stdout != want:
                 fail("exit %d, expected %r" % (r.returncode, want))
     elif c == "timer_slack":
-        twice(args, [b("slack")], "sleep 1000\nsleep_short 50\nnanosleep 50\n", extra=["--timer-slack", "50us"])
-        twice(args, [b("slack")], "sleep 0\nsleep_short 0\nnanosleep 0\n")
+        twice(args, [b("slack")], "sleep 1000\nsleep_short 50\nnanosleep 50\nshared 550 50\n",
+              extra=["--timer-slack", "50us"])
+        twice(args, [b("slack")], "sleep 0\nsleep_short 0\nnanosleep 0\nshared 0 0\n")
     elif c == "write_cost":
         out = "".join("out %d\n" % i for i in range(5))
         charged = out + "stderr 20000 us, stdout 0 us, ticks 6; sync 0 us\n"

@@ -22,7 +22,7 @@
 namespace vtime::abi {
 
 inline constexpr uint64_t kMagic = 0x31454d4954565f56ULL;  // "V_VTIME1", little-endian
-inline constexpr uint32_t kVersion = 23;  // 23: timer_slack_ns; 22: cpu_burst_calls; 21: sleep_latency_ns; 20: tsc_*_images; 19: process_high; 18: notified sleeps; 17: kWaking; 16: kTracerDirect; 15: tracer_awake; 14: tracer_reaps; 13: kAgentRetry; 12: thread turns over every futex wait; 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
+inline constexpr uint32_t kVersion = 24;  // 24: WaiterSlot::early_ns; 23: timer_slack_ns; 22: cpu_burst_calls; 21: sleep_latency_ns; 20: tsc_*_images; 19: process_high; 18: notified sleeps; 17: kWaking; 16: kTracerDirect; 15: tracer_awake; 14: tracer_reaps; 13: kAgentRetry; 12: thread turns over every futex wait; 11: process rank, thread turns; 10: serialised processes; 9: the TSC-read running clock (8: the tracer; 7: clock sets, CPU-time model)
 inline constexpr uint32_t kWaiterSlots = 4096;
 inline constexpr uint32_t kProcessSlots = 512;
 inline constexpr uint32_t kThreadStatSlots = 4096;
@@ -75,10 +75,14 @@ struct alignas(64) WaiterSlot {
   std::atomic<uint32_t> wake_kind;
   std::atomic<uint32_t> reason;
   std::atomic<uint32_t> process;    // index into processes[]
-  std::atomic<uint32_t> is_timer;   // 1: owned by the process (timer), 0: owned by thread `tid`
+  std::atomic<uint16_t> is_timer;   // 1: owned by the process (timer), 0: owned by thread `tid`
   // 1: the deadline is an absolute CLOCK_REALTIME time. A clock set moves such a deadline on the
   // virtual time line (Linux re-evaluates absolute realtime sleeps and timers the same way).
-  std::atomic<uint32_t> realtime_abs;
+  std::atomic<uint16_t> realtime_abs;
+  // The wait's timer slack as a range (docs/shim.md "Timer slack"): it may end at any advance
+  // from `deadline - early_ns` on, and time stops for it at `deadline` (the kernel's soft and
+  // hard expiry of a range timer). 0: exactly at `deadline`.
+  std::atomic<uint32_t> early_ns;
   // kWakeTracer: kTracerExitTracked, kTracerHousekeeping, kTracerAnyThread. kWakeAgent:
   // kAgentRetry (cleared when the wait registers).
   std::atomic<uint32_t> tracer_flags;
@@ -380,8 +384,9 @@ struct Segment {
   ThreadStat thread_stats[kThreadStatSlots];
 };
 
-static_assert(std::atomic<uint32_t>::is_always_lock_free && std::atomic<uint64_t>::is_always_lock_free &&
-              std::atomic<int64_t>::is_always_lock_free, "shared atomics must be lock-free");
+static_assert(std::atomic<uint16_t>::is_always_lock_free && std::atomic<uint32_t>::is_always_lock_free &&
+              std::atomic<uint64_t>::is_always_lock_free && std::atomic<int64_t>::is_always_lock_free,
+              "shared atomics must be lock-free");
 static_assert(std::is_standard_layout_v<Segment>, "segment must be standard-layout");
 static_assert(sizeof(std::atomic<uint32_t>) == 4 && sizeof(std::atomic<uint64_t>) == 8, "atomic sizes");
 static_assert(sizeof(WaiterSlot) == 64 && sizeof(ProcessSlot) == 64 && sizeof(ThreadStat) == 64,

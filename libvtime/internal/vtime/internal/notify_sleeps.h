@@ -99,10 +99,10 @@ class NotifiedSleeps {
   void adopt(TreeWatch* watch);
   void retire(size_t i);
   bool take_one(int fd, TreeWatch* watch);
-  // Registers a Waiting slot of ours (kTracerNotify | `flags`) for thread `tid` of process `pid`;
-  // kNoSlot if there is none.
-  uint32_t register_slot(pid_t pid, pid_t tid, int64_t deadline, uint32_t reason, uint32_t flags, bool realtime,
-                         int64_t shift);
+  // Registers a Waiting slot of ours (kTracerNotify | `flags`) for thread `tid` of process `pid`,
+  // with the timer slack's range `early` (abi::WaiterSlot::early_ns); kNoSlot if there is none.
+  uint32_t register_slot(pid_t pid, pid_t tid, int64_t deadline, int64_t early, uint32_t reason, uint32_t flags,
+                         bool realtime, int64_t shift);
   void keep(uint32_t index, const Sleep& sl);
   // After registering: the notification still pending (see take_one)? If not, the slot goes.
   bool still_pending(int fd, uint64_t id, uint32_t index, const std::optional<uint64_t>& quiet, TreeWatch* watch);

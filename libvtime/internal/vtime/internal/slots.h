@@ -43,6 +43,7 @@ inline void free_slot(abi::WaiterSlot& s) {
   s.pid.store(0, std::memory_order_relaxed);
   s.tid.store(0, std::memory_order_relaxed);
   s.deadline.store(abi::kNoDeadline, std::memory_order_relaxed);
+  s.early_ns.store(0, std::memory_order_relaxed);
   s.realtime_abs.store(0, std::memory_order_relaxed);
   s.state.store(abi::kFree, std::memory_order_release);
 }

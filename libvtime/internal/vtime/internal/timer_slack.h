@@ -45,11 +45,25 @@ inline int64_t wait_lateness(uint32_t reason, int64_t remaining_ns, int64_t slac
   }
 }
 
+// How much of that lateness is a range rather than a fixed delay (abi::WaiterSlot::early_ns):
+// Linux arms a wait with slack as a range timer, [deadline, deadline + slack], that fires at the
+// first timer interrupt within it (hrtimer_start_range_ns; __hrtimer_run_queues expires every
+// timer whose soft expiry has passed). So every such wait may end at any advance of the clock
+// from the deadline asked for on, and only its end stops time: waits due close together share
+// one advance again, as they did before the slack, instead of each costing its own. A sleep with
+// a measured wake-up latency (--sleep-latency) ends exactly that late.
+inline int64_t wait_range(uint32_t reason, int64_t lateness_ns, int64_t sleep_latency_ns) {
+  return reason == abi::kReasonSleep && sleep_latency_ns > 0 ? 0 : lateness_ns;
+}
+
 // The same with the session's settings read from the segment's header: the tracer's and the
 // controller's side, which have no ProcessContext.
 inline int64_t wait_lateness(const abi::Header& h, uint32_t reason, int64_t remaining_ns) {
   return wait_lateness(reason, remaining_ns, h.timer_slack_ns.load(std::memory_order_relaxed),
                        h.sleep_latency_ns.load(std::memory_order_relaxed));
+}
+inline int64_t wait_range(const abi::Header& h, uint32_t reason, int64_t lateness_ns) {
+  return wait_range(reason, lateness_ns, h.sleep_latency_ns.load(std::memory_order_relaxed));
 }
 
 }  // namespace vtime::detail
