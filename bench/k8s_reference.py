@@ -21,7 +21,7 @@ job passes when it is within max(1 s, the real runs' spread) of that median (iss
 acceptance).
 
 usage: k8s_reference.py -w WORKLOAD [--scheduler-config FILE] [--runs N] [--vtime PATH] [--keep DIR]
-       [--out FILE.json] [--real-from FILE.json] [--csv FILE] [--plot FILE.png] [--bridge-arg ARG]
+       [--out FILE.json] [--real-from FILE.json] [--csv FILE] [--plot FILE.png] [--bridge-arg ARG] [--vtime-arg ARG]
 exit: 0 done (and with --vtime every job passes), 1 some job off, 2 set-up error.
 """
 import argparse
@@ -375,6 +375,7 @@ def vtime_run(vtime, wl, a, hosts, work, tag):
     cmd = [vtime, "k8s", "--hosts", str(hosts), "-w", wl, "-e", prefix, "-q"]
     if a.scheduler_config:
         cmd += ["--scheduler-config", a.scheduler_config]
+    cmd += list(a.vtime_arg)
     if a.node_cpus != 1 or a.bridge_arg:
         cmd += ["--"] + (["--node-cpus", str(a.node_cpus)] if a.node_cpus != 1 else []) + list(a.bridge_arg)
     t0 = time.monotonic()

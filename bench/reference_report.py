@@ -20,7 +20,7 @@ def log(msg):
 
 def add_options(ap, what):
     """The options both harnesses take besides their scheduler's own: -w, --runs, --vtime, --keep,
-    --out, --csv, --plot, --bridge-arg, --real-from. `what`: "slurm" or "k8s"."""
+    --out, --csv, --plot, --bridge-arg, --vtime-arg, --real-from. `what`: "slurm" or "k8s"."""
     ap.add_argument("-w", "--workload", required=True, help="Batsim workload (delay profiles)")
     ap.add_argument("--runs", type=int, default=3, help="real-time runs (default 3)")
     ap.add_argument("--vtime", metavar="PATH", help="also run `vtime %s` twice and compare" % what)
@@ -30,6 +30,9 @@ def add_options(ap, what):
     ap.add_argument("--plot", metavar="FILE.png", help="with --vtime: start-time scatter and deviation histogram")
     ap.add_argument("--bridge-arg", action="append", default=[], metavar="ARG",
                     help="a vtime-%s option for the vtime runs (repeatable), e.g. --bridge-arg=--submit-order=batsim"
+                    % what)
+    ap.add_argument("--vtime-arg", action="append", default=[], metavar="ARG",
+                    help="a `vtime %s` option for the vtime runs (repeatable), e.g. --vtime-arg=--timer-slack=50us"
                     % what)
     ap.add_argument("--real-from", metavar="FILE", help="take the real runs from an earlier --out (same workload "
                     "and configuration) instead of running them")

@@ -202,7 +202,8 @@ def main():
                   "conf": conf_seen[:1], "latencies": latencies}
         status = 0
         if a.vtime:
-            vt = [vtime_run(os.path.abspath(a.vtime), a.workload, jobs, a.slurm_conf, nodes, work, "vtime%d" % k, a.bridge_arg)
+            vt = [vtime_run(os.path.abspath(a.vtime), a.workload, jobs, a.slurm_conf, nodes, work, "vtime%d" % k,
+                            a.bridge_arg, a.vtime_arg)
                   for k in (1, 2)]
             same = vt[0]["batsim"] == vt[1]["batsim"]
             if conf_seen and set(conf_seen[0]) != set(vt[0]["conf"]):

@@ -58,6 +58,7 @@ Subcommand register_k8s(CLI::App& root) {
   // took over 30 s (the default of `vtime run`) and the run failed as a hung scheduler.
   o->run.broker.crash_timeout = 180;
   add_run_options(*app, o->run);
+  add_check_option(*app, o->run);
   app->add_option("--scheduler-config", o->scheduler_config,
                   "A KubeSchedulerConfiguration (YAML, kubescheduler.config.k8s.io/v1beta1): profiles, plugins, weights")
       ->option_text("FILE")

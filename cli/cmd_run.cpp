@@ -74,6 +74,30 @@ int reap_batsim(pid_t pid, bool* killed) {
   return status;
 }
 
+// The bridge's own check of its options (its --check): 0 when it takes them, else kExitUsage
+// after what it said.
+int check_scheduler_options(const std::vector<std::string>& command) {
+  std::vector<std::string> argv = {command[0], "--check"};
+  argv.insert(argv.end(), command.begin() + 1, command.end());
+  pid_t pid = fork();
+  if (pid < 0) {
+    perror("vtime: fork");
+    return kExitInternal;
+  }
+  if (pid == 0) {
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+    execv(argv[0].c_str(), args.data());
+    _exit(kExitNotFound);
+  }
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : kExitUsage;
+}
+
 }  // namespace
 
 int run_action(const RunOptions& o) {
@@ -98,6 +122,7 @@ int run_action(const RunOptions& o) {
     return kExitUsage;
   }
   b.shim_path = shim;
+  if (o.check_only) return check_scheduler_options(o.command);
 
   // Private endpoints: parallel runs never collide.
   char dir_template[] = "/tmp/vtime-run-XXXXXX";
@@ -205,6 +230,11 @@ int run_action(const RunOptions& o) {
             own_cpu_s());
   }
   return 0;
+}
+
+void add_check_option(CLI::App& app, RunOptions& o) {
+  app.add_flag("--check", o.check_only,
+               "Check the options, vtime's and the bridge's, and exit without running anything: 0 accepted, 2 not");
 }
 
 void add_run_options(CLI::App& app, RunOptions& o) {

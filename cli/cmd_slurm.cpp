@@ -64,6 +64,7 @@ Subcommand register_slurm(CLI::App& root) {
       "PREFIX_slurm/. Same options and exit codes as `vtime run` (4: vtime-slurm failed, e.g. a\n"
       "Slurm daemon died; its message names the daemon). See docs/slurm.md.");
   add_run_options(*app, o->run);
+  add_check_option(*app, o->run);
   app->add_option("--slurm-conf", o->extra,
                   "slurm.conf lines that override the generated ones (SchedulerType, SchedulerParameters, "
                   "Priority*, partitions, ...)")

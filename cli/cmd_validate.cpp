@@ -20,8 +20,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
 #include <unistd.h>
 #include <sys/wait.h>
+
+#include <algorithm>
+#include <cerrno>
 
 #include <cstdio>
 #include <cstdlib>
@@ -50,6 +54,8 @@ struct ValidateOptions {
   int runs = 3;
   std::string prefix = "validate";
   int hosts = 0;
+  std::vector<std::string> vtime_args;   // options of `vtime slurm` / `vtime k8s` for the virtual runs
+  std::vector<std::string> bridge_args;  // options of vtime-slurm / vtime-k8s for them
 };
 
 // What check_workload learns of a workload the real harness can run.
@@ -164,6 +170,69 @@ std::string check_k8s(const ValidateOptions& o, const WorkloadShape& shape) {
 #endif
 }
 
+// The options for the virtual-time runs, checked by `vtime SCHEDULER --check` as the runs would
+// take them (vtime's options, then the bridge's own --check): an empty string when accepted,
+// else what was wrong.
+std::string check_vtime_options(const ValidateOptions& o, const std::string& self, int hosts) {
+  if (o.vtime_args.empty() && o.bridge_args.empty()) return {};
+  // What the harness gives each vtime run itself.
+  static const std::set<std::string> kOwn = {"-w", "--workload", "-e", "--export", "--hosts", "-q", "--quiet",
+                                             "--slurm-conf", "--scheduler-config", "--check", "--"};
+  for (const std::string& a : o.vtime_args) {
+    const std::string name = a.substr(0, a.find('='));
+    if (kOwn.count(name)) {
+      return "--vtime-arg " + a + ": validate sets " + name + " itself" +
+             (name == "--" ? " (give the bridge's options with --bridge-arg)" : "");
+    }
+    if (a.empty() || a[0] != '-') {
+      return "--vtime-arg " + a + ": not an option of `vtime " + o.scheduler + "` (the bridge's go with --bridge-arg)";
+    }
+  }
+  std::vector<std::string> argv = {self, o.scheduler, "--check", "-w", o.workload, "--hosts", std::to_string(hosts)};
+  argv.insert(argv.end(), o.vtime_args.begin(), o.vtime_args.end());
+  argv.push_back("--");
+  argv.insert(argv.end(), o.bridge_args.begin(), o.bridge_args.end());
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) return std::string("pipe: ") + strerror(errno);
+  pid_t pid = fork();
+  if (pid < 0) return std::string("fork: ") + strerror(errno);
+  if (pid == 0) {
+    dup2(out[1], STDERR_FILENO);
+    dup2(out[1], STDOUT_FILENO);
+    std::vector<char*> args;
+    for (auto& x : argv) args.push_back(x.data());
+    args.push_back(nullptr);
+    execv(self.c_str(), args.data());
+    _exit(127);
+  }
+  close(out[1]);
+  std::string said;
+  char buf[512];
+  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) != 0;) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    said.append(buf, static_cast<size_t>(n));
+  }
+  close(out[0]);
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return {};
+  // One line: what was wrong, not CLI11's pointer to a --help of another command.
+  std::string first;
+  std::stringstream ss(said);
+  for (std::string line; std::getline(ss, line);) {
+    if (!line.empty() && line.find("Run with --help") == std::string::npos) {
+      first = line;
+      break;
+    }
+  }
+  return "the options for the virtual-time runs (--vtime-arg, --bridge-arg) are refused: " +
+         (first.empty() ? "`vtime " + o.scheduler + " --check` exited " + std::to_string(WEXITSTATUS(st)) : first);
+}
+
 int validate_action(const ValidateOptions& o) {
   auto fail = [](const std::string& why) {
     fprintf(stderr, "vtime validate: %s\n", why.c_str());
@@ -185,6 +254,7 @@ int validate_action(const ValidateOptions& o) {
   std::error_code ec;
   std::string self = fs::read_symlink("/proc/self/exe", ec).string();
   if (ec) return fail("cannot find the vtime executable: " + ec.message());
+  if (std::string bad = check_vtime_options(o, self, hosts); !bad.empty()) return fail(bad);
 
   std::vector<std::string> argv = {"python3", "-u", harness, "-w", fs::absolute(o.workload).string(),
                                    "--runs", std::to_string(o.runs), "--vtime", self,
@@ -199,6 +269,8 @@ int validate_action(const ValidateOptions& o) {
     argv.push_back("--scheduler-config");
     argv.push_back(fs::absolute(o.scheduler_config).string());
   }
+  for (const std::string& a : o.vtime_args) argv.push_back("--vtime-arg=" + a);
+  for (const std::string& a : o.bridge_args) argv.push_back("--bridge-arg=" + a);
   fprintf(stderr, "vtime validate: %zu jobs on %d %s, %d real-time runs then 2 in virtual time; the real runs "
                   "take about as long as the workload each\n", shape.jobs, hosts, k8s ? "Nodes" : "nodes", o.runs);
   fflush(stderr);
@@ -255,6 +327,16 @@ Subcommand register_validate(CLI::App& root) {
   app->add_option("--hosts", o->hosts, "Nodes of the cluster (default: the workload's nb_res)")
       ->check(CLI::PositiveNumber);
   app->add_option("-e,--export", o->prefix, "Output prefix")->capture_default_str();
+  app->add_option("--vtime-arg", o->vtime_args,
+                  "An option of `vtime slurm` / `vtime k8s` for the virtual-time runs (repeatable), e.g. "
+                  "--vtime-arg=--timer-slack=50us")
+      ->option_text("ARG")
+      ->allow_extra_args(false);
+  app->add_option("--bridge-arg", o->bridge_args,
+                  "An option of vtime-slurm / vtime-k8s for the virtual-time runs (repeatable), e.g. "
+                  "--bridge-arg=--etcd-sync-latency=2ms")
+      ->option_text("ARG")
+      ->allow_extra_args(false);
   return {app, [o] { return validate_action(*o); }};
 }
 

@@ -22,7 +22,14 @@ struct RunOptions {
   std::vector<std::string> clock_ignore;  // with record: more clock-read patterns left out
   bool quiet = false;
   std::vector<std::string> command;  // the scheduler; "{endpoint}" is replaced by its endpoint
+  // Check every option and exit (vtime's own, then the scheduler's: a bridge that takes --check,
+  // vtime-slurm and vtime-k8s): nothing runs. `vtime validate` checks the options of its virtual
+  // runs this way before its real ones.
+  bool check_only = false;
 };
+
+// `--check` for the subcommands whose scheduler is one of vtime's bridges.
+void add_check_option(CLI::App& app, RunOptions& o);
 
 // Every option of `vtime run` but the scheduler command.
 void add_run_options(CLI::App& app, RunOptions& o);

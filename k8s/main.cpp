@@ -128,6 +128,10 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   app.set_version_flag("--version", "vtime-k8s " VTIME_VERSION);
+  // `vtime validate --bridge-arg` checks the user's options this way before its real-time runs,
+  // which take minutes, rather than finding a typo after them.
+  bool check_only = false;
+  app.add_flag("--check", check_only, "Check the command line and exit (0: it would be accepted)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -143,6 +147,7 @@ int main(int argc, char** argv) {
   o.serialize = serial != "off";
   o.serialize_threads = serial == "threads";
   o.private_network = network == "private";
+  if (check_only) return 0;
   if (o.dir.empty()) {
     std::fprintf(stderr, "vtime-k8s: give --dir DIR (or run it under `vtime run -e PREFIX`)\n");
     return vtime::k8s::kBridgeUsage;

@@ -61,6 +61,10 @@ int main(int argc, char** argv) {
                                       "launch and teardown (docs/slurm.md)",
                                       "17ms");
   app.set_version_flag("--version", "vtime-slurm " VTIME_VERSION);
+  // `vtime validate --bridge-arg` checks the user's options this way before its real-time runs,
+  // which take minutes, rather than finding a typo after them.
+  bool check_only = false;
+  app.add_flag("--check", check_only, "Check the command line and exit (0: it would be accepted)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -69,6 +73,7 @@ int main(int argc, char** argv) {
   }
   o.natural_order = order == "natural";
   o.job_start_latency_ns = static_cast<long long>(job_start_ns);
+  if (check_only) return 0;
   if (o.dir.empty()) {
     std::fprintf(stderr, "vtime-slurm: give --dir DIR (or run it under `vtime run -e PREFIX`)\n");
     return vtime::slurm::kBridgeUsage;

@@ -405,8 +405,19 @@ def validate_bad_input(c):
                                                                           "leaderElection:\n  leaderElect: true\n")],
          "leaderElection is set by vtime-k8s"),
         (["k8s", "-w", good, "--scheduler-config", c.path("missing.yaml")], "cannot read --scheduler-config"),
+        # The options of the virtual runs, checked by `vtime k8s --check` (vtime's, then vtime-k8s's).
+        (["k8s", "-w", good, "--vtime-arg=--timer-slack=-5us"], "--timer-slack must be a duration"),
+        (["k8s", "-w", good, "--bridge-arg=--etcd-sync-latency=abc"], "--etcd-sync-latency: abc unit not recognized"),
+        (["k8s", "-w", good, "--bridge-arg=--no-such-option"], "--no-such-option"),
+        (["k8s", "-w", good, "--vtime-arg=--hosts=3"], "validate sets --hosts itself"),
     ]
     bridge_cases.validate_refuses(c, cases)
+    # What validate runs: `vtime k8s --check` accepts good options and starts nothing.
+    r = subprocess.run([c.a.vtime, "k8s", "--check", "-w", good, "--hosts", "2", "-e", c.prefix("check"),
+                        "--timer-slack", "50us", "--", "--etcd-sync-latency", "2ms", "--loop-phase", "500ms"],
+                       capture_output=True, text=True, timeout=60, cwd=c.dir, stdin=subprocess.DEVNULL)
+    check(r.returncode == 0, "vtime k8s --check exited %d: %s" % (r.returncode, r.stderr))
+    check(not os.path.exists(c.prefix("check") + "_k8s"), "vtime k8s --check started a cluster")
 
 
 def validate_small(c):

@@ -253,6 +253,10 @@ def validate_bad_input(c):
         (["slurm", "-w", c.write("wide.json", json.dumps({"nb_res": 2, "profiles": {"d2": {"type": "delay", "delay": 2}},
                                                           "jobs": [{"id": "w", "subtime": 0, "res": 3, "profile": "d2"}]}))],
          "asks for 3 nodes, the cluster has 2"),
+        # The options of the virtual runs, checked by `vtime slurm --check` (vtime's, then vtime-slurm's).
+        (["slurm", "-w", good, "--vtime-arg=--sleep-latency=-1us"], "--sleep-latency must be a duration"),
+        (["slurm", "-w", good, "--bridge-arg=--job-start-latency=x"], "--job-start-latency: x unit not recognized"),
+        (["slurm", "-w", good, "--vtime-arg=notanoption"], "not an option of `vtime slurm`"),
     ]
     bridge_cases.validate_refuses(c, cases)
 
@@ -269,8 +273,9 @@ def validate_small(c):
                  {"id": "3", "subtime": 2, "res": 1, "walltime": 60, "profile": "d2"},
                  {"id": "10", "subtime": 2, "res": 1, "walltime": 60, "profile": "d3"}]}))
     conf = c.conf("fcfs.conf", "SchedulerType=sched/builtin\n")
-    out, runs = bridge_cases.validate_small_run(c, "slurm", wl, ["--slurm-conf", conf], ["1", "10", "2", "3"],
-                                                "vtime_start_slurm")
+    # --vtime-arg reaches the virtual runs (50 us: vtime slurm's default slack, spelled out).
+    out, runs = bridge_cases.validate_small_run(c, "slurm", wl, ["--slurm-conf", conf, "--vtime-arg=--timer-slack=50us"],
+                                                ["1", "10", "2", "3"], "vtime_start_slurm")
     # The latencies that decide chained starts, read from each slurmctld.log, real and virtual.
     for run in ("real run 1: job start", "real run 2: job start", "vtime:      job start"):
         check(run in out, "no latencies for %r" % run)
