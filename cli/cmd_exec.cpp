@@ -58,6 +58,10 @@ Subcommand register_exec(CLI::App& root) {
   // it, threads that poll with short sleeps all wake at one instant many times more often than
   // they could on a real machine (CPython's test_queue: 50 threads polling every 10 us).
   opts->cpu.sleep_latency_ns = kExecSleepLatencyNs;
+  // And every other timed wait by the slack too, as Linux ends it (timer_slack.h): a futex or
+  // condition wait 50 us late, poll/select/epoll 0.1% of their timeout. Exact waits:
+  // --sleep-latency 0 --timer-slack 0.
+  opts->cpu.timer_slack_ns = kLinuxTimerSlackNs;
   add_cpu_options(*app, opts->cpu);
   app->add_option("command", opts->command, "The command and its arguments (after --).")->required();
   app->prefix_command(false);

@@ -1,5 +1,6 @@
 # subprocess.communicate(timeout=5) on a child that never answers: CPython wakes at the deadline
-# and checks `_time() > endtime`, which needs time to move past it (strict inequality).
+# (later by the timer slack) and checks `_time() > endtime`, which needs time to move past it
+# (strict inequality).
 import subprocess, sys, time
 t0 = time.monotonic()
 p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)

@@ -12,6 +12,20 @@ import (
 	"time"
 )
 
+// A raw sleep of d, resumed after a signal as a real program must: Go's runtime may interrupt a
+// thread's system call with its preemption signal (SIGURG), and the call then returns EINTR with
+// the time left.
+func nanosleep(d time.Duration) {
+	ts := syscall.NsecToTimespec(int64(d))
+	for {
+		var rem syscall.Timespec
+		if err := syscall.Nanosleep(&ts, &rem); err != syscall.EINTR {
+			return
+		}
+		ts = rem
+	}
+}
+
 func late(d time.Duration, wait func()) int64 {
 	t := time.Now()
 	wait()
@@ -21,14 +35,13 @@ func late(d time.Duration, wait func()) int64 {
 func main() {
 	fmt.Printf("sleep %d\n", late(time.Second, func() { time.Sleep(time.Second) }))
 	fmt.Printf("sleep_short %d\n", late(10*time.Millisecond, func() { time.Sleep(10 * time.Millisecond) }))
-	ts := syscall.NsecToTimespec(int64(time.Second))
-	fmt.Printf("nanosleep %d\n", late(time.Second, func() { syscall.Nanosleep(&ts, nil) }))
+	fmt.Printf("nanosleep %d\n", late(time.Second, func() { nanosleep(time.Second) }))
 	// The slack is a range: the poller's wait for the 1 s timer may end from 1 s to 1.001 s on,
 	// so the advance that ends a raw sleep of 1.0005 s (at 1.00055 s) ends it too.
 	done := make(chan int64)
 	go func() {
-		other := syscall.NsecToTimespec(int64(time.Second + 500*time.Microsecond))
-		done <- late(time.Second+500*time.Microsecond, func() { syscall.Nanosleep(&other, nil) })
+		other := time.Second + 500*time.Microsecond
+		done <- late(other, func() { nanosleep(other) })
 	}()
 	shared := late(time.Second, func() { time.Sleep(time.Second) })
 	fmt.Printf("shared %d %d\n", shared, <-done)
