@@ -1,15 +1,11 @@
 // `vtime completion`: the bash completion script and the list of commands, both generated from
 // the CLI11 option tables (completion_table.h), so that completion and the man pages (built from
 // the list with help2man) follow every option `--help` shows.
+#include "child_output.h"
 #include "command.h"
 #include "companions.h"
 #include "completion_table.h"
 
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -18,39 +14,9 @@ namespace vtime::cli {
 namespace {
 
 // The standard output of `exe args...`, empty if it cannot run or fails.
-std::string output_of(const std::string& exe, std::vector<std::string> args) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return {};
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return {};
-  }
-  if (pid == 0) {
-    dup2(fds[1], STDOUT_FILENO);
-    std::vector<char*> argv{const_cast<char*>(exe.c_str())};
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(exe.c_str(), argv.data());
-    _exit(127);
-  }
-  close(fds[1]);
-  std::string out;
-  char buf[4096];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) != 0;) {
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    out.append(buf, static_cast<size_t>(n));
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? out : std::string();
+std::string output_of(const std::string& exe, const std::vector<std::string>& args) {
+  ChildOutput r = run_capturing(exe, args, false);
+  return r.ok() ? r.out : std::string();
 }
 
 // vtime's own table, with `rewrite` (which hands its whole command line to vtime-rewrite) taken

@@ -10,6 +10,7 @@
 // harness's (bench/slurm_reference.py or bench/k8s_reference.py, installed in
 // share/vtime/validate/), a Python program: it drives real daemons for minutes and prints where
 // it is as it goes.
+#include "child_output.h"
 #include "command.h"
 #include "companions.h"
 
@@ -20,7 +21,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fcntl.h>
 #include <unistd.h>
 #include <sys/wait.h>
 
@@ -188,41 +188,16 @@ std::string check_vtime_options(const ValidateOptions& o, const std::string& sel
       return "--vtime-arg " + a + ": not an option of `vtime " + o.scheduler + "` (the bridge's go with --bridge-arg)";
     }
   }
-  std::vector<std::string> argv = {self, o.scheduler, "--check", "-w", o.workload, "--hosts", std::to_string(hosts)};
-  argv.insert(argv.end(), o.vtime_args.begin(), o.vtime_args.end());
-  argv.push_back("--");
-  argv.insert(argv.end(), o.bridge_args.begin(), o.bridge_args.end());
-  int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return std::string("pipe: ") + strerror(errno);
-  pid_t pid = fork();
-  if (pid < 0) return std::string("fork: ") + strerror(errno);
-  if (pid == 0) {
-    dup2(out[1], STDERR_FILENO);
-    dup2(out[1], STDOUT_FILENO);
-    std::vector<char*> args;
-    for (auto& x : argv) args.push_back(x.data());
-    args.push_back(nullptr);
-    execv(self.c_str(), args.data());
-    _exit(127);
-  }
-  close(out[1]);
-  std::string said;
-  char buf[512];
-  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) != 0;) {
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    said.append(buf, static_cast<size_t>(n));
-  }
-  close(out[0]);
-  int st = 0;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return {};
+  std::vector<std::string> args = {o.scheduler, "--check", "-w", o.workload, "--hosts", std::to_string(hosts)};
+  args.insert(args.end(), o.vtime_args.begin(), o.vtime_args.end());
+  args.push_back("--");
+  args.insert(args.end(), o.bridge_args.begin(), o.bridge_args.end());
+  const ChildOutput r = run_capturing(self, args, true);
+  if (!r.ran) return std::string("cannot run `vtime ") + o.scheduler + " --check`: " + strerror(errno);
+  if (r.ok()) return {};
   // One line: what was wrong, not CLI11's pointer to a --help of another command.
   std::string first;
-  std::stringstream ss(said);
+  std::stringstream ss(r.out);
   for (std::string line; std::getline(ss, line);) {
     if (!line.empty() && line.find("Run with --help") == std::string::npos) {
       first = line;
@@ -230,7 +205,7 @@ std::string check_vtime_options(const ValidateOptions& o, const std::string& sel
     }
   }
   return "the options for the virtual-time runs (--vtime-arg, --bridge-arg) are refused: " +
-         (first.empty() ? "`vtime " + o.scheduler + " --check` exited " + std::to_string(WEXITSTATUS(st)) : first);
+         (first.empty() ? "`vtime " + o.scheduler + " --check` failed" : first);
 }
 
 int validate_action(const ValidateOptions& o) {
