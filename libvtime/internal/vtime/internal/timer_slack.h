@@ -49,11 +49,14 @@ inline int64_t wait_lateness(uint32_t reason, int64_t remaining_ns, int64_t slac
 // Linux arms a wait with slack as a range timer, [deadline, deadline + slack], that fires at the
 // first timer interrupt within it (hrtimer_start_range_ns; __hrtimer_run_queues expires every
 // timer whose soft expiry has passed). So every such wait may end at any advance of the clock
-// from the deadline asked for on, and only its end stops time: waits due close together share
-// one advance again, as they did before the slack, instead of each costing its own. A sleep with
-// a measured wake-up latency (--sleep-latency) ends exactly that late.
+// from the deadline asked for on, and only its end stops time: waits whose ranges overlap share
+// one advance. A sleep with a measured wake-up latency (--sleep-latency) ends exactly that late.
+// At most the field's 4.29 s (a slack of more, which --timer-slack allows up to 1000 s, then
+// ends the wait at most that long before its deadline plus the slack).
+inline constexpr int64_t kMaxWaitRangeNs = UINT32_MAX;
 inline int64_t wait_range(uint32_t reason, int64_t lateness_ns, int64_t sleep_latency_ns) {
-  return reason == abi::kReasonSleep && sleep_latency_ns > 0 ? 0 : lateness_ns;
+  if (reason == abi::kReasonSleep && sleep_latency_ns > 0) return 0;
+  return std::min(lateness_ns, kMaxWaitRangeNs);
 }
 
 // The same with the session's settings read from the segment's header: the tracer's and the
