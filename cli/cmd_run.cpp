@@ -1,5 +1,6 @@
 // `vtime run`: a real-time scheduler against a Batsim simulation, under the virtual clock.
 #include "run_action.h"
+#include "child_output.h"
 #include "command.h"
 #include "self_usage.h"
 #include <vtime/recorder/recording.h>
@@ -77,25 +78,15 @@ int reap_batsim(pid_t pid, bool* killed) {
 // The bridge's own check of its options (its --check): 0 when it takes them, else kExitUsage
 // after what it said.
 int check_scheduler_options(const std::vector<std::string>& command) {
-  std::vector<std::string> argv = {command[0], "--check"};
-  argv.insert(argv.end(), command.begin() + 1, command.end());
-  pid_t pid = fork();
-  if (pid < 0) {
-    perror("vtime: fork");
+  std::vector<std::string> args = {"--check"};
+  args.insert(args.end(), command.begin() + 1, command.end());
+  const ChildOutput r = run_capturing(command[0], args, true);
+  if (!r.ran) {
+    perror("vtime: cannot run the scheduler's check");
     return kExitInternal;
   }
-  if (pid == 0) {
-    std::vector<char*> args;
-    for (auto& a : argv) args.push_back(a.data());
-    args.push_back(nullptr);
-    dup2(STDERR_FILENO, STDOUT_FILENO);
-    execv(argv[0].c_str(), args.data());
-    _exit(kExitNotFound);
-  }
-  int st = 0;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : kExitUsage;
+  fputs(r.out.c_str(), stderr);
+  return r.ok() ? 0 : kExitUsage;
 }
 
 }  // namespace

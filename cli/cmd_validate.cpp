@@ -24,9 +24,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
-#include <algorithm>
 #include <cerrno>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

@@ -161,9 +161,9 @@ std::optional<TimedCall> decode(pid_t pid, const user_regs_struct& r, const abi:
   if (c.deadline_ns <= now) return std::nullopt;  // already due: the real call returns at once
   // A real kernel ends it later by the timer slack, as the shim's waits (timer_slack.h).
   if (c.deadline_ns < INT64_MAX / 4) {
-    const int64_t late = detail::wait_lateness(seg.header, c.reason, c.deadline_ns - now);
-    c.deadline_ns += late;
-    c.early_ns = detail::wait_range(seg.header, c.reason, late);
+    const detail::WaitSlack slack = detail::wait_slack(seg.header, c.reason, c.deadline_ns - now);
+    c.deadline_ns += slack.late_ns;
+    c.early_ns = slack.range_ns;
   }
   return c;
 }

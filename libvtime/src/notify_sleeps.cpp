@@ -311,9 +311,9 @@ bool NotifiedSleeps::take_one(int fd, TreeWatch* watch) {
     return false;
   }
   // As late as a real kernel ends it (timer_slack.h), as every other wait of the wrapped programs.
-  const int64_t late = wait_lateness(seg_.header, abi::kReasonSleep, deadline - now);
-  const uint32_t index = register_slot(pid, tid, deadline + late, wait_range(seg_.header, abi::kReasonSleep, late),
-                                       abi::kReasonSleep, 0, realtime, shift);
+  const WaitSlack slack = wait_slack(seg_.header, abi::kReasonSleep, deadline - now);
+  const uint32_t index =
+      register_slot(pid, tid, deadline + slack.late_ns, slack.range_ns, abi::kReasonSleep, 0, realtime, shift);
   if (index == kNoSlot) {
     send(fd, id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
     return false;
@@ -384,9 +384,9 @@ bool NotifiedSleeps::take_epoll(int fd, uint64_t id, pid_t pid, pid_t tid, const
   const int copy = pid == 0 ? -1 : copy_of(pid, epfd);
   const int64_t now = Session::read_clock(seg_.header.clock).ns();
   const int64_t timeout = static_cast<int64_t>(ms) * 1000000;
-  const int64_t late = wait_lateness(seg_.header, abi::kReasonEpoll, timeout);
+  const WaitSlack slack = wait_slack(seg_.header, abi::kReasonEpoll, timeout);
   const uint32_t index = copy < 0 ? kNoSlot
-                                  : register_slot(pid, tid, now + timeout + late, wait_range(seg_.header, abi::kReasonEpoll, late),
+                                  : register_slot(pid, tid, now + timeout + slack.late_ns, slack.range_ns,
                                                   abi::kReasonEpoll, abi::kTracerAnyThread, false, 0);
   if (index == kNoSlot) {
     send(fd, id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);  // runs as it is, with its real timeout

@@ -164,9 +164,9 @@ WaitScope::WaitScope(ProcessContext& c, TimePoint deadline, uint32_t reason, uin
   if ((c.timer_slack_ns > 0 || c.sleep_latency_ns > 0) && !deadline.is_never()) {
     const int64_t remaining = (deadline - now(c)).ns();
     if (remaining > 0) {
-      const int64_t late = wait_lateness(reason, remaining, c.timer_slack_ns, c.sleep_latency_ns);
-      deadline = deadline + nanoseconds(late);
-      early = wait_range(reason, late, c.sleep_latency_ns);
+      const WaitSlack slack = wait_slack(reason, remaining, c.timer_slack_ns, c.sleep_latency_ns);
+      deadline = deadline + nanoseconds(slack.late_ns);
+      early = slack.range_ns;
     }
   }
   temporary_ = ts.depth > 0;

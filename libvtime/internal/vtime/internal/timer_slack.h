@@ -45,28 +45,32 @@ inline int64_t wait_lateness(uint32_t reason, int64_t remaining_ns, int64_t slac
   }
 }
 
-// How much of that lateness is a range rather than a fixed delay (abi::WaiterSlot::early_ns):
-// Linux arms a wait with slack as a range timer, [deadline, deadline + slack], that fires at the
-// first timer interrupt within it (hrtimer_start_range_ns; __hrtimer_run_queues expires every
-// timer whose soft expiry has passed). So every such wait may end at any advance of the clock
-// from the deadline asked for on, and only its end stops time: waits whose ranges overlap share
-// one advance. A sleep with a measured wake-up latency (--sleep-latency) ends exactly that late.
-// At most the field's 4.29 s (a slack of more, which --timer-slack allows up to 1000 s, then
+// A wait's lateness as the kernel arms it: Linux arms a wait with slack as a range timer,
+// [deadline, deadline + slack], that fires at the first timer interrupt within it
+// (hrtimer_start_range_ns; __hrtimer_run_queues expires every timer whose soft expiry has passed).
+// So such a wait may end at any advance of the clock from the deadline asked for on, and only its
+// end stops time: waits whose ranges overlap share one advance. A sleep with a measured wake-up
+// latency (--sleep-latency) ends exactly that late (no range). The range is at most the 4.29 s
+// abi::WaiterSlot::early_ns holds (a slack of more, which --timer-slack allows up to 1000 s, then
 // ends the wait at most that long before its deadline plus the slack).
+struct WaitSlack {
+  int64_t late_ns = 0;   // added to the deadline asked for: when the wait ends at the latest
+  int64_t range_ns = 0;  // how much before that it may end (abi::WaiterSlot::early_ns)
+};
 inline constexpr int64_t kMaxWaitRangeNs = UINT32_MAX;
-inline int64_t wait_range(uint32_t reason, int64_t lateness_ns, int64_t sleep_latency_ns) {
-  if (reason == abi::kReasonSleep && sleep_latency_ns > 0) return 0;
-  return std::min(lateness_ns, kMaxWaitRangeNs);
+inline WaitSlack wait_slack(uint32_t reason, int64_t remaining_ns, int64_t slack_ns, int64_t sleep_latency_ns) {
+  WaitSlack w;
+  w.late_ns = wait_lateness(reason, remaining_ns, slack_ns, sleep_latency_ns);
+  const bool fixed = reason == abi::kReasonSleep && sleep_latency_ns > 0;
+  w.range_ns = fixed ? 0 : std::min(w.late_ns, kMaxWaitRangeNs);
+  return w;
 }
 
 // The same with the session's settings read from the segment's header: the tracer's and the
 // controller's side, which have no ProcessContext.
-inline int64_t wait_lateness(const abi::Header& h, uint32_t reason, int64_t remaining_ns) {
-  return wait_lateness(reason, remaining_ns, h.timer_slack_ns.load(std::memory_order_relaxed),
-                       h.sleep_latency_ns.load(std::memory_order_relaxed));
-}
-inline int64_t wait_range(const abi::Header& h, uint32_t reason, int64_t lateness_ns) {
-  return wait_range(reason, lateness_ns, h.sleep_latency_ns.load(std::memory_order_relaxed));
+inline WaitSlack wait_slack(const abi::Header& h, uint32_t reason, int64_t remaining_ns) {
+  return wait_slack(reason, remaining_ns, h.timer_slack_ns.load(std::memory_order_relaxed),
+                    h.sleep_latency_ns.load(std::memory_order_relaxed));
 }
 
 }  // namespace vtime::detail
