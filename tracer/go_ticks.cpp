@@ -86,9 +86,10 @@ struct Range {
   uint64_t end = 0;
 };
 
-// runtime.cputicks from the ELF symbol table (absent from stripped binaries). The assembler's
-// functions are ABI0: the symbol is "runtime.cputicks.abi0" since Go 1.17.
-std::optional<Range> from_symtab(const ElfFile& f) {
+// Function `name` from the ELF symbol table (absent from stripped binaries). The assembler's
+// functions are ABI0: runtime.cputicks's symbol is "runtime.cputicks.abi0" since Go 1.17.
+std::optional<Range> from_symtab(const ElfFile& f, const std::string& name) {
+  const std::string abi0 = name + ".abi0";
   const Elf64_Shdr* symtab = f.section(".symtab");
   if (!symtab || symtab->sh_entsize != sizeof(Elf64_Sym) || symtab->sh_link >= f.sections().size()) return std::nullopt;
   const Elf64_Shdr& strs = f.sections()[symtab->sh_link];
@@ -103,8 +104,8 @@ std::optional<Range> from_symtab(const ElfFile& f) {
     for (uint64_t j = 0; j < k; ++j) {
       const Elf64_Sym& s = syms[j];
       if (ELF64_ST_TYPE(s.st_info) != STT_FUNC || s.st_name >= strs.sh_size || s.st_value == 0) continue;
-      const char* name = names.data() + s.st_name;
-      if (strcmp(name, "runtime.cputicks.abi0") == 0 || strcmp(name, "runtime.cputicks") == 0) {
+      const char* sym = names.data() + s.st_name;
+      if (abi0 == sym || name == sym) {
         return Range{s.st_value, s.st_value + (s.st_size ? s.st_size : 64)};
       }
     }
@@ -139,7 +140,7 @@ uint64_t relocated_value(const ElfFile& f, uint64_t addr) {
 // table of (entry offset, _func offset) pairs of 32 bits, entry offsets from the text start;
 // each _func starts with its entry offset and its name's offset in the name table. Go 1.16-1.17
 // (0xfffffffa) has no text start and pointer-sized pairs.
-std::optional<Range> from_pclntab(const ElfFile& f, std::string& why) {
+std::optional<Range> from_pclntab(const ElfFile& f, const std::string& want, std::string& why) {
   // A position-independent executable has it among its relocated read-only data.
   const Elf64_Shdr* sec = f.section(".gopclntab");
   if (!sec) sec = f.section(".data.rel.ro.gopclntab");
@@ -197,48 +198,57 @@ std::optional<Range> from_pclntab(const ElfFile& f, std::string& why) {
     if (func + 12 > t.size() || nameoff >= t.size()) continue;
     const char* name = reinterpret_cast<const char*>(t.data() + nameoff);
     const size_t room = t.size() - nameoff;
-    static constexpr char kName[] = "runtime.cputicks";
-    if (room > sizeof kName && memcmp(name, kName, sizeof kName) == 0) {
+    if (room > want.size() && memcmp(name, want.c_str(), want.size() + 1) == 0) {
       // The next function's entry ends it (the table has one entry more, the end of the text).
       return Range{entry_of(i), entry_of(i + 1)};
     }
   }
-  why = "no runtime.cputicks in .gopclntab";
+  why = "no " + want + " in .gopclntab";
   return std::nullopt;
 }
 
 }  // namespace
 
-std::vector<TickSite> find_tick_sites(const std::string& path, std::string& why, uint64_t* entry) {
+std::optional<GoFunction> find_go_function(const std::string& path, const std::string& name, std::string& why,
+                                           uint64_t* entry) {
   ElfFile f(path);
   *entry = f.ok() ? f.header().e_entry : 0;
   if (!f.ok()) {
     why = "not a 64-bit x86 ELF executable";
-    return {};
+    return std::nullopt;
   }
-  std::optional<Range> r = from_symtab(f);
-  if (!r) r = from_pclntab(f, why);
-  if (!r) return {};
+  std::optional<Range> r = from_symtab(f, name);
+  if (!r) r = from_pclntab(f, name, why);
+  if (!r) return std::nullopt;
   if (r->end <= r->start || r->end - r->start > 4096) {
-    why = "runtime.cputicks of an unexpected size";
-    return {};
+    why = name + " of an unexpected size";
+    return std::nullopt;
   }
-  const uint64_t n = r->end - r->start;
-  std::vector<unsigned char> code(n);
-  std::optional<uint64_t> off = f.offset_of(r->start, n);
-  if (!off || !f.read(code.data(), n, *off)) {
-    why = "cannot read runtime.cputicks's code";
-    return {};
+  GoFunction fn;
+  fn.addr = r->start;
+  fn.code.resize(r->end - r->start);
+  std::optional<uint64_t> off = f.offset_of(r->start, fn.code.size());
+  if (!off || !f.read(fn.code.data(), fn.code.size(), *off)) {
+    why = "cannot read " + name + "'s code";
+    return std::nullopt;
   }
+  return fn;
+}
+
+std::vector<TickSite> find_tick_sites(const std::string& path, std::string& why, uint64_t* entry) {
+  std::optional<GoFunction> fn = find_go_function(path, "runtime.cputicks", why, entry);
+  if (!fn) return {};
+  const std::vector<unsigned char>& code = fn->code;
+  const uint64_t n = code.size();
   // RDTSCP; SHLQ $32, DX  and  MFENCE; LFENCE; RDTSC (go_ticks.h).
   static constexpr unsigned char kRdtscp[] = {0x0f, 0x01, 0xf9, 0x48, 0xc1, 0xe2, 0x20};
   static constexpr unsigned char kRdtsc[] = {0x0f, 0xae, 0xf0, 0x0f, 0xae, 0xe8, 0x0f, 0x31};
   std::vector<TickSite> sites;
   for (uint64_t i = 0; i < n; ++i) {
     if (i + sizeof kRdtscp <= n && memcmp(code.data() + i, kRdtscp, sizeof kRdtscp) == 0) {
-      sites.push_back({r->start + i, 3});
+      sites.push_back({fn->addr + i, 3});
     } else if (i + sizeof kRdtsc <= n && memcmp(code.data() + i, kRdtsc, sizeof kRdtsc) == 0) {
-      sites.push_back({r->start + i + 6, 2});
+      sites.push_back({fn->addr + i + 6, 2});
     }
   }
   if (sites.empty()) why = "runtime.cputicks's code is not as expected (no RDTSCP or RDTSC where Go puts them)";

@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,18 @@ struct TickSite {
   uint64_t addr = 0;
   unsigned len = 0;  // 3: RDTSCP, 2: RDTSC
 };
+
+// A function of a Go executable: its link-time address and its code.
+struct GoFunction {
+  uint64_t addr = 0;
+  std::vector<unsigned char> code;
+};
+
+// Go function `name` (as Go names it: "runtime.cputicks", "runtime.(*scavengerState).run") in ELF
+// executable `path`, from its symbol table or else Go's pc-line table (which stripped Go binaries
+// keep); nullopt and `why` when not found or larger than 4 KiB. `*entry` as below.
+std::optional<GoFunction> find_go_function(const std::string& path, const std::string& name, std::string& why,
+                                           uint64_t* entry);
 
 // The counter instructions of runtime.cputicks in ELF executable `path`, at link-time addresses.
 // Empty when none could be found; `why` then says why (not a Go program, an unknown pc-line table

@@ -3,6 +3,7 @@
 
 #include "clock_set.h"
 #include "determinism.h"
+#include "go_scavenger.h"
 
 #include "inferior.h"
 #include "vdso_patch.h"
@@ -974,8 +975,14 @@ void Tracer::on_exec(pid_t tid) {
       ssize_t n = readlink(exe, path, sizeof path - 1);
       uint64_t seed = random_seed(std::string(path, n > 0 ? static_cast<size_t>(n) : 0));
       seed_random(tid, seed);
+      const std::string exe_path(path, n > 0 ? static_cast<size_t>(n) : 0);
+      std::string scav_why;
+      if (!park_go_scavenger(tid, exe_path, scav_why)) {
+        VTIME_LOGF("tracer", LogLevel::kDebug, "pid %d: Go's scavenger left as it is: %s", static_cast<int>(tid),
+                   scav_why.c_str());
+      }
       if (seg_.header.cpu_model.load(std::memory_order_acquire) != abi::kCpuReal) {
-        seed_ticks(tid, img.syscall_insn, &held, std::string(path, n > 0 ? static_cast<size_t>(n) : 0));
+        seed_ticks(tid, img.syscall_insn, &held, exe_path);
         p.random_seed = seed;
       }
     }
