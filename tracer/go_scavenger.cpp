@@ -5,8 +5,6 @@
 #include "inferior.h"
 #include "vdso_patch.h"
 
-#include <sys/auxv.h>
-
 #include <cstring>
 #include <optional>
 
@@ -24,10 +22,7 @@ bool park_go_scavenger(pid_t pid, const std::string& exe, std::string& why) {
     why = "runtime.(*scavengerState).run does not start as Go's functions do";
     return false;
   }
-  const uint64_t at_entry = auxv_value(pid, AT_ENTRY);
-  // A position-independent executable is loaded elsewhere than linked: by AT_ENTRY - e_entry.
-  const uint64_t bias = entry != 0 && at_entry != 0 ? at_entry - entry : 0;
-  if (!write_mem(pid, fn->addr + bias, kReturnNothing, sizeof kReturnNothing)) {
+  if (!write_mem(pid, fn->addr + load_bias(pid, entry), kReturnNothing, sizeof kReturnNothing)) {
     why = "cannot write its code";
     return false;
   }

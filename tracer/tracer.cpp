@@ -792,12 +792,9 @@ void Tracer::seed_ticks(pid_t pid, uint64_t syscall_insn, int* held, const std::
     Process& p = processes_[pid];
     uint64_t entry = 0;
     std::vector<TickSite> sites = find_tick_sites(exe, why, &entry);
-    const uint64_t at_entry = auxv_value(pid, AT_ENTRY);
-    // A position-independent executable is loaded elsewhere than linked: by AT_ENTRY - e_entry.
-    const uint64_t bias = entry != 0 && at_entry != 0 ? at_entry - entry : 0;
     if (!sites.empty()) {
       p.tick_sites.clear();
-      if (patch_tick_sites(pid, sites, bias, &p.tick_sites)) {
+      if (patch_tick_sites(pid, sites, load_bias(pid, entry), &p.tick_sites)) {
         seg_.header.tsc_patched_images.fetch_add(1, std::memory_order_relaxed);
         return;
       }

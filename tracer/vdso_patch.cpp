@@ -57,6 +57,11 @@ uint64_t auxv_value(pid_t pid, uint64_t type) {
   return value;
 }
 
+uint64_t load_bias(pid_t pid, uint64_t entry) {
+  const uint64_t at_entry = entry != 0 ? auxv_value(pid, AT_ENTRY) : 0;
+  return at_entry != 0 ? at_entry - entry : 0;
+}
+
 namespace {
 
 struct VdsoSymbols {

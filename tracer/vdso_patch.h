@@ -39,4 +39,9 @@ bool patch_vdso(pid_t pid, pid_t tid, const std::string& segment_path, int* held
 // The value of auxiliary vector entry `type` of process `pid`, 0 if absent.
 uint64_t auxv_value(pid_t pid, uint64_t type);
 
+// Where process `pid` has loaded its executable relative to its link-time addresses: 0, or for a
+// position-independent executable AT_ENTRY minus the executable's link-time entry point `entry`
+// (e_entry; 0: unknown, no bias).
+uint64_t load_bias(pid_t pid, uint64_t entry);
+
 }  // namespace vtime::tracer
