@@ -970,9 +970,9 @@ void Tracer::on_exec(pid_t tid) {
       // such a run is not deterministic anyway.
       char path[4096];
       ssize_t n = readlink(exe, path, sizeof path - 1);
-      uint64_t seed = random_seed(std::string(path, n > 0 ? static_cast<size_t>(n) : 0));
-      seed_random(tid, seed);
       const std::string exe_path(path, n > 0 ? static_cast<size_t>(n) : 0);
+      uint64_t seed = random_seed(exe_path);
+      seed_random(tid, seed);
       std::string scav_why;
       if (!park_go_scavenger(tid, exe_path, scav_why)) {
         VTIME_LOGF("tracer", LogLevel::kDebug, "pid %d: Go's scavenger left as it is: %s", static_cast<int>(tid),
