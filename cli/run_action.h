@@ -21,6 +21,7 @@ struct RunOptions {
   bool compress = false;
   std::vector<std::string> clock_ignore;  // with record: more clock-read patterns left out
   bool quiet = false;
+  std::string pin_cpu = "off";  // --pin-cpu (cpu_pin.h)
   std::vector<std::string> command;  // the scheduler; "{endpoint}" is replaced by its endpoint
   // Check every option and exit (vtime's own, then the scheduler's: a bridge that takes --check,
   // vtime-slurm and vtime-k8s): nothing runs. `vtime validate` checks the options of its virtual
