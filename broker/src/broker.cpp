@@ -83,8 +83,11 @@ class Conversation {
     }
     shutdown(code != kExitOk);
     if (!aborted_) {
-      if (child_reaped_) record_safely([&](RunObserver& r) { r.root_exit(child_status_, session_.now().ns()); });
-      record_safely([&](RunObserver& r) { r.finish(code, session_.now().ns()); });
+      // After a normal end the trace stops at SIMULATION_ENDS: the scheduler's exit is recorded
+      // at that instant, however long its shutdown took (see advance()).
+      int64_t t = ended_at_ ? ended_at_->ns() : session_.now().ns();
+      if (child_reaped_) record_safely([&](RunObserver& r) { r.root_exit(child_status_, t); });
+      record_safely([&](RunObserver& r) { r.finish(code, t); });
     }
     if (summary) {
       summary_.end_time = session_.now() - setup_;
@@ -465,12 +468,17 @@ class Conversation {
   // Exact mode moves to a deadline one process at a time (Controller::advance_step; the caller
   // settles in between), so that processes due at one instant never race; a timestep of the
   // timeout policy wakes everything due by its end at once.
+  //
+  // The shutdown after SIMULATION_ENDS is not recorded: there the scheduler ends its processes with
+  // signals, and when the kernel has torn one down (its sockets closed, its exit seen) against the
+  // others' timers is real time, so two runs of one recording differed only in their tails.
   void advance(TimePoint t, const char* reason) {
     TimePoint from = session_.now();
-    if (opts_.observer) opts_.observer->before_advance(from.ns(), t.ns());
+    RunObserver* obs = ended_at_ ? nullptr : opts_.observer;
+    if (obs) obs->before_advance(from.ns(), t.ns());
     int woken = opts_.sync == SyncPolicy::kExact ? ctl_->advance_step(t) : ctl_->advance_to(t);
     if (woken > 0) fired_since_message_ = true;
-    if (opts_.observer) opts_.observer->advance(from.ns(), std::max(from, t).ns(), reason, woken);
+    if (obs) obs->advance(from.ns(), std::max(from, t).ns(), reason, woken);
   }
 
   // Lets the scheduler's tree settle (exact: idle; timeout: the real-time budget).
@@ -647,7 +655,10 @@ class Conversation {
         opts_.progress("simulated " + protocol::format_seconds(answered_at) + " s, jobs " + std::to_string(jobs_.done()) +
                        "/" + std::to_string(jobs_.submitted()));
       }
-      if (ends) return;
+      if (ends) {
+        ended_at_ = session_.now();
+        return;
+      }
     }
   }
 
@@ -697,6 +708,7 @@ class Conversation {
   bool child_reaped_ = false;
   bool fired_since_message_ = false;
   bool aborted_ = false;
+  std::optional<TimePoint> ended_at_;  // the tree's time when SIMULATION_ENDS was answered
   Nanos reply_now_;
   Duration step_;
   CallMeLaterBook cml_;

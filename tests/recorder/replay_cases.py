@@ -304,6 +304,65 @@ def rewrite_trace(src, dst, edit, edit_header=None):
         f.write(body + json.dumps(trailer, separators=(",", ":")).encode() + b"\n")
 
 
+def case_shutdown(env):
+    """The trace stops at SIMULATION_ENDS: the scheduler's shutdown (here its tree sleeps 3 and 2
+    virtual seconds in processes of their own after the end) leaves no timer, advance or process
+    record, and its exit is recorded at the end's instant, so that a shutdown whose interleaving is
+    real time (signals, processes torn down by the kernel) cannot part two traces of one run.
+    A trace recorded before that, with the shutdown in it, still replays without divergence."""
+    sched = ["sh", "-c", '"$0" -s "$1" --period 1 && sleep 3 && sleep 2', env.periodic_bin, "{endpoint}"]
+    a = env.record("a", sched)
+    recs = [json.loads(l) for l in lines(a)[1:-2]]
+    ends = next(i for i, r in enumerate(recs)
+                if r["type"] == "msg" and r["dir"] == "from_batsim" and '"SIMULATION_ENDS"' in r.get("bytes", ""))
+    answer = next(i for i in range(ends, len(recs)) if recs[i]["type"] == "msg" and recs[i]["dir"] == "to_batsim")
+    tail = recs[answer + 1:]
+    check([(r["type"], r.get("proc")) for r in tail] == [("process", 0)],
+          "records after the answer to SIMULATION_ENDS: %s" % tail[:6])
+    check(tail[0]["status"] == "exited 0", "the scheduler's exit: %s" % tail[0])
+    last_advance = max(r["t"] for r in recs if r["type"] == "advance")
+    check(tail[0]["t"] == last_advance, "the scheduler's exit at %d, the last advance at %d" % (tail[0]["t"], last_advance))
+    check(not any(r["type"] == "advance" and r["reason"] == "end" for r in recs), "an advance of the shutdown")
+    rep, _ = env.replay(a, sched)
+    check(rep["result"] == "match" and rep["complete"] is True, "replay reported %s" % rep)
+    # The older form: the shutdown's records before the scheduler's exit, which came 5 s later.
+    ls = [l for l in lines(a) if l]
+    body = [json.loads(l) for l in ls[1:-1]]
+    exit_rec = body.pop()
+    t0 = exit_rec["t"]
+    shut = [{"t": t0, "type": "timer", "op": "arm", "id": 9990, "proc": 2, "thread": 0, "wait": "sleep",
+             "deadline": t0 + 3000000000},
+            {"t": t0 + 3000000000, "type": "timer", "op": "fire", "id": 9990, "proc": 2, "thread": 0,
+             "wait": "sleep", "deadline": t0 + 3000000000},
+            {"t": t0 + 3000000000, "type": "advance", "from": t0, "reason": "end", "woken": 1},
+            {"t": t0 + 3000000000, "type": "process", "op": "exit", "proc": 2, "status": "gone"},
+            {"t": t0 + 5000000000, "type": "clock", "proc": 0, "reads": 1, "digest": "0000000000000001"}]
+    exit_rec["t"] = t0 + 5000000000
+    body += shut + [exit_rec]
+    out = [ls[0]]
+    for i, rec in enumerate(body):
+        rec = {"seq": i + 1, **{k: v for k, v in rec.items() if k != "seq"}}
+        out.append(json.dumps(rec, separators=(",", ":"), ensure_ascii=False).encode())
+    data = b"".join(l + b"\n" for l in out)
+    h = 0xcbf29ce484222325
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    trailer = json.loads(ls[-1])
+    trailer["digest"] = "%016x" % h
+    trailer["records"] = len(body)
+    trailer["seq"] = len(body) + 1
+    trailer["t"] = exit_rec["t"]
+    for r in shut:
+        trailer["counts"][r["type"]] += 1
+    old = env.path("old.trace")
+    with open(old, "wb") as f:
+        f.write(data + json.dumps(trailer, separators=(",", ":")).encode() + b"\n")
+    valid = subprocess.run([env.vtime, "trace", "validate", old], capture_output=True, text=True).stdout
+    check(": ok: " in valid, "the older form is not a valid trace: %s" % valid)
+    rep, _ = env.replay(old, sched)
+    check(rep["result"] == "match" and rep["complete"] is True, "replay of a trace with its shutdown: %s" % rep)
+
+
 def case_compare_decisions(env):
     """--compare decisions: timers that differ from the recording (as in schedulers whose threads
     race within an instant) are not compared; messages and decisions still are."""
