@@ -160,7 +160,8 @@ class Expected {
     while (!have_ && !ended_) {
       have_ = r_.next(next_);
       ended_ = !have_;
-      if (have_ && (!compared(mode_, next_) || in_shutdown(next_))) have_ = false;
+      // Every record read goes through in_shutdown, compared or not: it follows the messages.
+      if (have_ && (in_shutdown(next_) || !compared(mode_, next_))) have_ = false;
     }
     return have_ ? &next_ : nullptr;
   }
