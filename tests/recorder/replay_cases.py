@@ -280,28 +280,36 @@ def case_clock_set(env):
     check(r.returncode == 0, "replay exited %d: %s %s" % (r.returncode, r.stdout[-2000:], r.stderr[-2000:]))
 
 
-def rewrite_trace(src, dst, edit, edit_header=None):
-    """Copies a trace with edit(record) applied to each record (and edit_header(header) to the
-    header), the trailer's digest recomputed (fnv1a64 over the header and record lines, as the
+def write_trace(dst, header, records, trailer):
+    """Writes a trace: the header line (bytes), the records (renumbered from 1) and the trailer with
+    its seq, record count and digest recomputed (fnv1a64 over the header and record lines, as the
     writer computes it)."""
-    ls = [l for l in lines(src) if l]
-    out = [ls[0]]
-    if edit_header:
-        header = json.loads(ls[0])
-        edit_header(header)
-        out = [json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode()]
-    for l in ls[1:-1]:
-        rec = json.loads(l)
-        edit(rec)
-        out.append(json.dumps(rec, separators=(",", ":"), ensure_ascii=False).encode())
+    out = [header] + [json.dumps({"seq": i + 1, **{k: v for k, v in r.items() if k != "seq"}},
+                                 separators=(",", ":"), ensure_ascii=False).encode() for i, r in enumerate(records)]
     body = b"".join(l + b"\n" for l in out)
     h = 0xcbf29ce484222325
     for b in body:
         h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    trailer = json.loads(ls[-1])
-    trailer["digest"] = "%016x" % h
+    trailer = dict(trailer, digest="%016x" % h, records=len(records), seq=len(records) + 1)
     with open(dst, "wb") as f:
         f.write(body + json.dumps(trailer, separators=(",", ":")).encode() + b"\n")
+
+
+def rewrite_trace(src, dst, edit, edit_header=None):
+    """Copies a trace with edit(record) applied to each record (and edit_header(header) to the
+    header)."""
+    ls = [l for l in lines(src) if l]
+    header = ls[0]
+    if edit_header:
+        h = json.loads(ls[0])
+        edit_header(h)
+        header = json.dumps(h, separators=(",", ":"), ensure_ascii=False).encode()
+    records = []
+    for l in ls[1:-1]:
+        rec = json.loads(l)
+        edit(rec)
+        records.append(rec)
+    write_trace(dst, header, records, json.loads(ls[-1]))
 
 
 def case_shutdown(env):
@@ -339,24 +347,12 @@ def case_shutdown(env):
             {"t": t0 + 5000000000, "type": "clock", "proc": 0, "reads": 1, "digest": "0000000000000001"}]
     exit_rec["t"] = t0 + 5000000000
     body += shut + [exit_rec]
-    out = [ls[0]]
-    for i, rec in enumerate(body):
-        rec = {"seq": i + 1, **{k: v for k, v in rec.items() if k != "seq"}}
-        out.append(json.dumps(rec, separators=(",", ":"), ensure_ascii=False).encode())
-    data = b"".join(l + b"\n" for l in out)
-    h = 0xcbf29ce484222325
-    for byte in data:
-        h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
     trailer = json.loads(ls[-1])
-    trailer["digest"] = "%016x" % h
-    trailer["records"] = len(body)
-    trailer["seq"] = len(body) + 1
     trailer["t"] = exit_rec["t"]
     for r in shut:
         trailer["counts"][r["type"]] += 1
     old = env.path("old.trace")
-    with open(old, "wb") as f:
-        f.write(data + json.dumps(trailer, separators=(",", ":")).encode() + b"\n")
+    write_trace(old, ls[0], body, trailer)
     valid = subprocess.run([env.vtime, "trace", "validate", old], capture_output=True, text=True).stdout
     check(": ok: " in valid, "the older form is not a valid trace: %s" % valid)
     rep, _ = env.replay(old, sched)
