@@ -258,7 +258,8 @@ void add_run_options(CLI::App& app, RunOptions& o) {
   app.add_flag("-q,--quiet", o.quiet, "no progress line and no summary");
   app.add_option("--pin-cpu", o.pin_cpu,
                  "run vtime and the whole tree on one CPU: auto (one no other pinned run holds), a CPU "
-                 "number, or off. Faster for a tree that runs one thread at a time (vtime k8s)")
+                 "number, or off. Faster for a tree that runs one thread at a time (default: auto for vtime k8s, "
+                 "off otherwise)")
       ->option_text("auto|N|off")
       ->capture_default_str();
 }
