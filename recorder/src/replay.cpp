@@ -180,11 +180,15 @@ class Expected {
   bool in_shutdown(const Json& rec) {
     std::string type = rec.value("type", std::string());
     if (type == "msg") {
+      if (after_end_) return false;
       std::string dir = rec.value("dir", std::string());
-      if (dir == "from_batsim" && rec.value("bytes", std::string()).find("\"SIMULATION_ENDS\"") != std::string::npos) {
-        ends_seen_ = true;
-      } else if (dir == "to_batsim" && ends_seen_) {
-        after_end_ = true;
+      if (dir == "to_batsim") {
+        after_end_ = ends_seen_;
+      } else if (dir == "from_batsim" && !ends_seen_) {
+        // Looked at in place: a replay reads every recorded message through here.
+        auto bytes = rec.find("bytes");
+        ends_seen_ = bytes != rec.end() && bytes->is_string() &&
+                     bytes->get_ref<const std::string&>().find("\"SIMULATION_ENDS\"") != std::string::npos;
       }
       return false;
     }
