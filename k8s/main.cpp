@@ -95,7 +95,8 @@ int main(int argc, char** argv) {
   double sync_latency_ns = static_cast<double>(o.sync_latency_ns);
   vtime::bridges::add_duration_option(app, "--etcd-sync-latency", sync_latency_ns,
                                       "Virtual time each fsync of etcd takes: what its disk takes to make a write "
-                                      "durable, for which every write through the API server waits (docs/k8s.md)",
+                                      "durable, for which every write through the API server waits. Not yet deterministic: "
+                                      "repeated runs may part in a chain of these syncs (docs/k8s.md)",
                                       "0", 1e10);
   std::string serial = "threads";
   app.add_option("--serialize", serial,
