@@ -23,6 +23,11 @@ void add_broker_options(CLI::App& app, BrokerOptions& o) {
   app.add_option("--fast-forward-when-idle", o.fast_forward, "timeout policy: jump to the next deadline")->capture_default_str();
   app.add_option("--crash-timeout", o.crash_timeout, "real seconds a scheduler may stay busy without replying")
       ->capture_default_str();
+  app.add_option("--start-timeout", o.start_timeout,
+                 "real seconds the scheduler may take to start: to bind, answer the first message and settle "
+                 "after it; 0: the crash timeout")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("--cml-lead", o.cml_lead, "smallest distance in seconds from now of a CALL_ME_LATER")->capture_default_str();
   app.add_option("--max-sim-time", o.max_sim_time,
                  "end the run (exit 8) once the simulation passes this many simulated seconds; 0: no limit")
@@ -77,6 +82,7 @@ bool to_broker(const BrokerOptions& o, broker::Options& b, std::string* error) {
   b.backoff_factor = o.backoff_factor;
   b.fast_forward_when_idle = o.fast_forward;
   b.crash_timeout = from_seconds_f(o.crash_timeout);
+  b.start_timeout = from_seconds_f(o.start_timeout);
   b.cml_lead = from_seconds_f(o.cml_lead);
   b.stop_timers_when_done = !o.keep_timers;
   b.max_sim_time = from_seconds_f(o.max_sim_time);
@@ -94,6 +100,7 @@ nlohmann::ordered_json to_json(const BrokerOptions& o) {
   j["backoff_factor"] = o.backoff_factor;
   j["fast_forward_when_idle"] = o.fast_forward;
   j["crash_timeout"] = o.crash_timeout;
+  j["start_timeout"] = o.start_timeout;
   j["cml_lead"] = o.cml_lead;
   j["keep_timers"] = o.keep_timers;
   j["max_sim_time"] = o.max_sim_time;
@@ -114,6 +121,7 @@ BrokerOptions broker_options_from_json(const nlohmann::ordered_json& j) {
   o.backoff_factor = j.value("backoff_factor", o.backoff_factor);
   o.fast_forward = j.value("fast_forward_when_idle", o.fast_forward);
   o.crash_timeout = j.value("crash_timeout", o.crash_timeout);
+  o.start_timeout = j.value("start_timeout", o.start_timeout);
   o.cml_lead = j.value("cml_lead", o.cml_lead);
   o.keep_timers = j.value("keep_timers", o.keep_timers);
   o.max_sim_time = j.value("max_sim_time", o.max_sim_time);

@@ -25,6 +25,7 @@ struct BrokerOptions {
   double backoff_factor = 2;
   bool fast_forward = true;
   double crash_timeout = 30;
+  double start_timeout = 0;  // real seconds for the scheduler's start-up; 0 = crash_timeout
   double cml_lead = 1e-6;
   double max_sim_time = 0;  // simulated seconds; 0 = none
   bool keep_timers = false;
@@ -32,7 +33,7 @@ struct BrokerOptions {
   CpuOptions cpu;
 };
 
-// Adds --sync, --decision-time, the timeout-policy options, --crash-timeout, --cml-lead,
+// Adds --sync, --decision-time, the timeout-policy options, --crash-timeout, --start-timeout, --cml-lead,
 // --keep-timers and --epoch to `app`.
 void add_broker_options(CLI::App& app, BrokerOptions& o);
 // Fills the broker's options; false and a one-line *error on a bad value.

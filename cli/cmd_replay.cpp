@@ -23,6 +23,7 @@ struct ReplayArgs {
   std::string report = "text";
   bool force = false;
   std::optional<double> crash_timeout;
+  std::optional<double> start_timeout;
   std::optional<std::string> cpu_model;
   std::string compare = "all";
   std::vector<std::string> command;
@@ -90,6 +91,7 @@ int replay_action(const ReplayArgs& a) {
       }
     }
     if (a.crash_timeout) bo.crash_timeout = *a.crash_timeout;
+    if (a.start_timeout) bo.start_timeout = *a.start_timeout;
     if (a.cpu_model) bo.cpu.model = *a.cpu_model;
     if (!to_broker(bo, o.broker, &err)) {
       fprintf(stderr, "vtime replay: the trace's options: %s\n", err.c_str());
@@ -156,6 +158,9 @@ Subcommand register_replay(CLI::App& root) {
       ->check(CLI::IsMember({"text", "json"}));
   app->add_flag("--force", a->force, "Replay a trace of another format version or with changed inputs (warns)");
   app->add_option("--crash-timeout", a->crash_timeout, "Real seconds the scheduler may stay busy (default: recorded)");
+  app->add_option("--start-timeout", a->start_timeout,
+                  "Real seconds the scheduler may take to start; 0: the crash timeout (default: recorded)")
+      ->check(CLI::NonNegativeNumber);
   app->add_option("--cpu-model", a->cpu_model,
                   "CPU-time model to replay under: zero, calls or real (default: the recorded one; see vtime exec)");
   app->add_option("--compare", a->compare,

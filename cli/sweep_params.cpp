@@ -25,6 +25,7 @@ const SweepableOption kOptions[] = {
     {"fast-forward-when-idle", kText, true},
     {"decision-time", kText, false},
     {"crash-timeout", kSeconds, false},
+    {"start-timeout", kSeconds, false},
     {"cml-lead", kSeconds, false},
     {"keep-timers", kText, false},
     {"epoch", kText, false},

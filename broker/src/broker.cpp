@@ -149,7 +149,7 @@ class Conversation {
   void wait_connected() {
     if (connected_) return;
     auto started = Clock::now();
-    auto give_up = started + std::chrono::nanoseconds(opts_.crash_timeout.ns());
+    auto give_up = started + std::chrono::nanoseconds(reply_limit().ns());
     while (!connected_) {
       zmq::pollitem_t items[] = {{monitor_.handle(), 0, ZMQ_POLLIN, 0}};
       zmq::poll(items, 1, std::chrono::milliseconds(5));
@@ -164,7 +164,7 @@ class Conversation {
       if (Clock::now() > give_up) {
         std::string stopped = busy_or_stopped();
         throw Stop(kExitSchedulerStuck, "the scheduler did not bind " + opts_.scheduler_endpoint + " within " +
-                                            std::to_string(opts_.crash_timeout.ns() / 1000000) + " ms" +
+                                            reply_limit_text() +
                                             (stopped.rfind("stopped", 0) == 0 ? " (it is " + stopped + ")" : ""));
       }
       // A scheduler that waits on virtual time before it binds (a sleep, a busy-wait paying its
@@ -183,6 +183,18 @@ class Conversation {
   }
   // How long the scheduler may take to bind before the broker drives its clock (wait_connected).
   static constexpr std::chrono::milliseconds kLateBind{500};
+
+  // The real time the scheduler may stay busy in the current wait: its start-up (binding, the
+  // first message and what it does after replying to it) has the start timeout when one is set,
+  // every later message the crash timeout.
+  Duration reply_limit() const {
+    bool starting = summary_.scheduler_messages <= 1 && opts_.start_timeout.ns() > 0;
+    return starting ? opts_.start_timeout : opts_.crash_timeout;
+  }
+  std::string reply_limit_text() const {
+    bool starting = summary_.scheduler_messages <= 1 && opts_.start_timeout.ns() > 0;
+    return std::to_string(reply_limit().ns() / 1000000) + " ms" + (starting ? " (the start timeout)" : "");
+  }
 
   // An event of our socket's monitor is waiting to be read.
   bool monitor_pending() {
@@ -231,9 +243,8 @@ class Conversation {
       }
       if (Clock::now() > give_up) {
         throw Stop(kExitSchedulerStuck, "the scheduler accepted the connection to " + opts_.scheduler_endpoint +
-                                            " but did not complete ZeroMQ's handshake within " +
-                                            std::to_string(opts_.crash_timeout.ns() / 1000000) +
-                                            " ms (is it a ZeroMQ REP socket?)");
+                                            " but did not complete ZeroMQ's handshake within " + reply_limit_text() +
+                                            " (is it a ZeroMQ REP socket?)");
       }
       auto r = ctl_->wait_idle([&] { return (++looks % 16 == 0 && monitor_pending()) || child_exited() || Clock::now() > give_up; });
       if (r == IdleResult::kIdle) {
@@ -342,7 +353,7 @@ class Conversation {
     ticks_seen_ = tick_requests();
     if (opts_.wall_factor > 0) ctl_->set_rate(opts_.wall_factor);
     auto started = Clock::now();
-    auto crash_at = started + std::chrono::nanoseconds(opts_.crash_timeout.ns());
+    auto crash_at = started + std::chrono::nanoseconds(reply_limit().ns());
     // Most replies come within a fraction of a millisecond: wait for one on the socket first,
     // which costs no CPU, rather than scanning the scheduler's threads in /proc while it works.
     // Only the real time spent here depends on this; what happens next is decided as always
@@ -386,9 +397,8 @@ class Conversation {
                                            protocol::format_seconds(now));
       }
       if (Clock::now() > crash_at) {
-        throw Stop(kExitSchedulerHung, "the scheduler has been " + busy_or_stopped() + " for " +
-                                           std::to_string(opts_.crash_timeout.ns() / 1000000) +
-                                           " ms of real time without replying to the message at " +
+        throw Stop(kExitSchedulerHung, "the scheduler has been " + busy_or_stopped() + " for " + reply_limit_text() +
+                                           " of real time without replying to the message at " +
                                            protocol::format_seconds(now));
       }
       // Idle without a reply: the scheduler waits on its own timer before answering (decision
@@ -428,8 +438,8 @@ class Conversation {
       // Say what the tree was doing, as the exact policy does: a hang under this policy is a
       // bug or a scheduler's own, and the run's log is all that is left of it.
       throw Stop(kExitSchedulerHung, "the scheduler did not reply to the message at " + protocol::format_seconds(msg_time) +
-                                         " within the crash timeout (" + std::to_string(opts_.crash_timeout.ns() / 1000000) +
-                                         " ms of real time; timeout policy, virtual time now " +
+                                         " within " + reply_limit_text() +
+                                         " of real time (timeout policy, virtual time now " +
                                          protocol::format_seconds(to_nanos(session_.now())) + ")" + describe_tree());
     }
     // The budget is spent and no reply came: move time on by one step (or to the next deadline).
@@ -494,14 +504,15 @@ class Conversation {
       }
       return;
     }
-    auto crash_at = Clock::now() + std::chrono::nanoseconds(opts_.crash_timeout.ns());
+    auto crash_at = Clock::now() + std::chrono::nanoseconds(reply_limit().ns());
     // A scheduler that dies leaves no running thread, so the wait ends as an idle tree and the
     // check below reports it: asking the kernel about the child on every look (a wait4 each)
     // only costs time; every 16th look is enough for a tree whose other processes stay busy.
     unsigned looks = 0;
     ctl_->wait_idle([&] { return (++looks % 16 == 0 && child_exited()) || Clock::now() > crash_at; });
     if (child_exited()) throw Stop(kExitSchedulerDied, "the scheduler " + child_status_text());
-    if (Clock::now() > crash_at) throw Stop(kExitSchedulerHung, "the scheduler stayed " + busy_or_stopped() + " for the whole crash timeout");
+    if (Clock::now() > crash_at) throw Stop(kExitSchedulerHung, "the scheduler stayed " + busy_or_stopped() + " for " + reply_limit_text() +
+                                                                " of real time after replying");
     if (opts_.observer) opts_.observer->observe(session_.now().ns());
   }
 

@@ -17,6 +17,9 @@ Each binds REP at ENDPOINT, answers SIMULATION_BEGINS, and at the first JOB_SUBM
           drive its clock before the simulation begins.
   forker  runs 60 short-lived processes per message and rejects every job: over a run more
           processes come and go than vtime's process table holds (512).
+  slow_start computes for 4 s of CPU time before it answers SIMULATION_BEGINS (a start-up at a
+          frozen clock, as a Kubernetes control plane's), then rejects every job.
+  busy_start spins forever on SIMULATION_BEGINS.
 MARKER is an unused argument the tests grep for to prove no process is left behind.
 """
 import json
@@ -38,6 +41,11 @@ def main():
     seen = 0
     while True:
         msg = json.loads(sock.recv())
+        if mode in ("slow_start", "busy_start") and seen == 0:
+            seen = 1
+            # CPU time, not the clock: the clock is virtual and stands still meanwhile.
+            while mode == "busy_start" or time.process_time() < 4:
+                pass
         if mode == "endless":
             for _ in range(100000):  # real work: the virtual clock does not move meanwhile
                 pass
@@ -59,7 +67,7 @@ def main():
             if any(e["type"] == "SIMULATION_ENDS" for e in msg["events"]):
                 return
             continue
-        if mode in ("late", "late_bind"):
+        if mode in ("late", "late_bind", "slow_start", "busy_start"):
             events = []
             for e in msg["events"]:
                 if e["type"] == "JOB_SUBMITTED":

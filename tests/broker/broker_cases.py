@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -141,6 +142,42 @@ def run_sim_limit(args):
     print("PASS")
 
 
+def run_start_timeout(args):
+    """--start-timeout: a scheduler whose start-up (its answer to SIMULATION_BEGINS) is 4 s of
+    computation completes the run at a crash timeout of 2 s given a start timeout of 60 s, and
+    without one is reported busy (exit 5) as before; a scheduler that spins forever at start-up
+    is reported after the start timeout (2 s here), although the crash timeout is 120 s."""
+    def run(mode, extra, marker, prefix):
+        cmd = [args.vtime, "run", "--hosts", "4", "-w", os.path.join(args.data, "wl20.json"), "-e", prefix, "-q"] + \
+            extra + ["--", PY, BAD, mode, "{endpoint}", marker]
+        t0 = time.monotonic()
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        print("%s %s: exit %d after %.1f s: %s" % (mode, " ".join(extra), r.returncode, time.monotonic() - t0,
+                                                   r.stderr.strip()[-300:]))
+        return r, time.monotonic() - t0
+
+    with tempfile.TemporaryDirectory(prefix="vtime-broker-test-") as tmp:
+        marker = "vtime-test-" + uuid.uuid4().hex
+        r, _ = run("slow_start", ["--crash-timeout", "2", "--start-timeout", "60"], marker, os.path.join(tmp, "a"))
+        if r.returncode != 0:
+            fail("a 4 s start-up within --start-timeout 60: exit %d, expected 0" % r.returncode)
+        rows = open(os.path.join(tmp, "a_jobs.csv")).read().splitlines()[1:]
+        if len(rows) != 20 or not all(",REJECTED," in x for x in rows):
+            fail("expected 20 rejected jobs, got %d rows" % len(rows))
+        r, _ = run("slow_start", ["--crash-timeout", "2"], marker, os.path.join(tmp, "b"))
+        if r.returncode != 5 or "busy" not in r.stderr:
+            fail("a 4 s start-up at --crash-timeout 2 and no start timeout: exit %d, expected 5 (busy)" % r.returncode)
+        outputs_kept_nothing_left(os.path.join(tmp, "b"), marker)
+        r, took = run("busy_start", ["--crash-timeout", "120", "--start-timeout", "2"], marker, os.path.join(tmp, "c"))
+        if r.returncode != 5 or "start timeout" not in r.stderr:
+            fail("a start-up spinning forever at --start-timeout 2: exit %d, expected 5 naming the start timeout"
+                 % r.returncode)
+        if took > 100:
+            fail("reported after %.0f s: the crash timeout (120 s), not the start timeout, bounded the start-up" % took)
+        outputs_kept_nothing_left(os.path.join(tmp, "c"), marker)
+    print("PASS")
+
+
 def run_timeout_processes(args):
     """--sync timeout with a scheduler whose processes come and go by the hundred (60 per message,
     over 1,000 in the run): their table slots are freed as they die, although the timeout policy
@@ -171,7 +208,7 @@ def main():
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args()
     if args.list:
-        print("\n".join(list(INVALID) + list(SUPERVISION) + ["sigterm", "sim_limit", "timeout_processes"]))
+        print("\n".join(list(INVALID) + list(SUPERVISION) + ["sigterm", "sim_limit", "timeout_processes", "start_timeout"]))
         return
     if args.case == "sigterm":
         run_sigterm(args)
@@ -179,6 +216,8 @@ def main():
         run_sim_limit(args)
     elif args.case == "timeout_processes":
         run_timeout_processes(args)
+    elif args.case == "start_timeout":
+        run_start_timeout(args)
     else:
         run_case(args.case, args)
 

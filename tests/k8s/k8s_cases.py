@@ -264,8 +264,9 @@ def sweep(c):
     server, vtime-k8s gives up on an API call after 60 virtual s) or `busy` (exit 5: the bridge
     waits on the API server, whose timers wait on a clock the policy moves only between
     replies, until --crash-timeout). The crash timeout is real time per message, and the first
-    message's reply waits for the whole control plane to start: 10 s was once too short for the
-    exact reference in CI (a long Slurm run loading both cpus), hence the default, 30 s."""
+    message's reply waits for the whole control plane to start: 10 s, then 30 s, were too short
+    for the exact reference in CI (long Slurm runs loading both cpus; exit 5 `busy`), hence a start
+    timeout of its own, as `vtime k8s` has."""
     wl = c.path("sweep.json")
     jobs = [{"id": str(i), "subtime": 2 * i, "res": 1, "walltime": 100, "profile": "d%d" % d}
             for i, d in enumerate([10, 30, 20, 10])]
@@ -274,7 +275,8 @@ def sweep(c):
                   f)
     out = c.path("sweep")
     cmd = [c.a.vtime, "sweep", "--hosts", "2", "-w", wl, "-o", out, "--param", "timeout=2,10", "--repeat", "1", "-j",
-           "1", "--cpu-model", "zero", "--crash-timeout", "30", "--no-plots", "-q", "--", c.a.k8s, "-s", "{endpoint}"]
+           "1", "--cpu-model", "zero", "--crash-timeout", "30", "--start-timeout", "120", "--no-plots", "-q", "--",
+           c.a.k8s, "-s", "{endpoint}"]
     c.run(cmd, "sweep")
     runs = rows(read(os.path.join(out, "runs.csv")))
     print("runs: %s" % [(r["run"], r["status"], r["exit_code"], r["wall_s"]) for r in runs])

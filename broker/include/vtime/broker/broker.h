@@ -100,6 +100,10 @@ struct Options {
   bool fast_forward_when_idle = true;
 
   Duration crash_timeout = seconds(30);      // real time a scheduler may stay busy without replying
+  // Real time for the scheduler's start-up: binding its endpoint, then answering the first
+  // message and settling after it. Zero: crash_timeout. A start-up can be seconds of computation
+  // at a frozen clock (a Kubernetes control plane), far more than any later decision.
+  Duration start_timeout = Duration::zero();
   Duration cml_lead = microseconds(1);       // a CALL_ME_LATER is never closer than this to now
   bool stop_timers_when_done = true;         // no timer CALL_ME_LATER once every job is done
   // Ends the run (kExitSimTimeLimit) when Batsim's time passes this; zero: no limit. Under the
