@@ -11,6 +11,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cstdint>
 
 namespace vtime::detail {
 
@@ -55,6 +56,24 @@ pid_t Waker::keep_first_step(bool serial) {
     if (alone) return true;
     return d.deadline != first || d.pid != pid;
   });
+  // Thread turns (the gate on): of a traced process's threads due at one instant, one per step,
+  // the one whose wait was armed first. Woken together they raced for the process's one
+  // processor: in etcd, the network poller's timed epoll wait and a charged WAL sync ending at
+  // the same instant; which thread took the processor (and so ran which goroutines, with its own
+  // random generator) was decided in real time, and 1 run in 7 went another way from there
+  // (docs/k8s.md). The others stay due: the next step, once the tree is idle, wakes the next.
+  if (serial && !alone) {
+    uint64_t first_seq = UINT64_MAX;
+    size_t traced = 0;
+    for (const Due& d : due_) {
+      if (d.pid != pid || d.housekeeping || !d.traced) continue;
+      ++traced;
+      first_seq = std::min(first_seq, d.seq);
+    }
+    if (traced > 1) {
+      std::erase_if(due_, [&](const Due& d) { return d.pid == pid && !d.housekeeping && d.traced && d.seq != first_seq; });
+    }
+  }
   return pid;
 }
 
@@ -66,7 +85,8 @@ Waker::Plan Waker::plan(TimePoint t, bool one_process) {
     int64_t d = w.deadline.load(std::memory_order_relaxed);
     if (soft_deadline(w, d) <= t.ns()) {
       due_.push_back({d, w.seq.load(std::memory_order_relaxed), i, w.process.load(std::memory_order_relaxed),
-                      w.pid.load(std::memory_order_relaxed), housekeeping(w)});
+                      w.pid.load(std::memory_order_relaxed), housekeeping(w),
+                      w.wake_kind.load(std::memory_order_relaxed) == abi::kWakeTracer});
     }
   }
   Plan out;

@@ -60,6 +60,7 @@ class Waker {
     uint32_t process;
     pid_t pid;
     bool housekeeping;
+    bool traced;  // a traced thread's (abi::kWakeTracer)
   };
   // advance_step's choice: keeps only the first step's waiters; returns its process.
   pid_t keep_first_step(bool serial);

@@ -82,6 +82,11 @@ and static_timers (statically linked C programs).
                         writes a second socket) gets both events at its release, "events 2:
                         a b" (the kernel had handed it one), with and without a timeout, static
                         (the tracer holds it) and dynamic (the shim), each twice the same;
+  serial_due            the gate's thread turns, static C: two threads of one process whose timed
+                        waits end at one instant run one per step, the one whose wait began
+                        first going first (it computes before printing: woken together, or in
+                        the order the threads were made, the other would print first), "B"
+                        then "A", under --serialize and --serialize-threads, twice the same;
   serial_futex          --serialize-threads, static C: two threads woken together by a futex
                         wake of their process's main thread run one after another in the order
                         they were made, "A" then "B" (A computes before printing), twice the
@@ -149,7 +154,7 @@ UNPRIVILEGED = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 CASES = ["go_static", "go_cgo", "go_unprivileged", "go_via_shell", "go_spawns", "go_spin", "static_c", "static_signal", "static_restart",
          "static_proc", "static_direct", "exec_thread", "static_timers", "go_raw_timers",
          "real_timeout", "etcd", "kill_vtime", "settime_static", "settime_dynamic", "settime_go", "go_spin_real",
-         "serial_gate", "serial_gate_go", "serial_gate_dynamic", "serial_threads", "serial_topup", "serial_futex",
+         "serial_gate", "serial_gate_go", "serial_gate_dynamic", "serial_threads", "serial_topup", "serial_futex", "serial_due",
          "go_random", "go_random_patch", "go_syscall_timers", "serial_spawn", "write_cost", "held_call", "timer_slack",
          "go_scavenger"]
 USERNS_ROOT = ["unshare", "--user", "--map-root-user"]
@@ -555,6 +560,19 @@ def main():
         if outs[0] != outs[1]:
             fail("two runs differ")
         run(args, [b("serial_threads")])  # without the gate B usually prints first (not checked)
+    elif c == "serial_due":
+        for gate in ("--serialize", "--serialize-threads"):
+            outs = []
+            for _ in range(2):
+                r = run(args, [b("serial_due")], extra=[gate, "--stats"])
+                if r.returncode != 0:
+                    fail("%s: exit %d" % (gate, r.returncode))
+                outs.append(r.stdout)
+            if outs[0] != "B\nA\n":
+                fail("%s: got %r: the threads due together did not run one per step, the first armed first" % (gate, outs[0]))
+            if outs[0] != outs[1]:
+                fail("%s: two runs differ" % gate)
+        run(args, [b("serial_due")])  # without the gate both run at once: "A" first (not checked)
     elif c in ("serial_topup", "serial_futex"):
         if c == "serial_topup":
             gate, want = "--serialize", "events 2: a b\n"
