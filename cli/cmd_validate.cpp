@@ -307,7 +307,7 @@ Subcommand register_validate(CLI::App& root) {
       ->allow_extra_args(false);
   app->add_option("--bridge-arg", o->bridge_args,
                   "An option of vtime-slurm / vtime-k8s for the virtual-time runs (repeatable), e.g. "
-                  "--bridge-arg=--etcd-sync-latency=2ms")
+                  "--bridge-arg=--attempt-cost=500us")
       ->option_text("ARG")
       ->allow_extra_args(false);
   return {app, [o] { return validate_action(*o); }};

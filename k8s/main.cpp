@@ -79,9 +79,9 @@ int main(int argc, char** argv) {
   vtime::bridges::add_duration_option(app, "--loop-phase", loop_phase_ns,
                                       "Where kube-scheduler's one-second loops (the back-off queue's flush) fall in each "
                                       "second of the workload, from 0 to 1 s: the workload starts that long before one "
-                                      "of their iterations. A real cluster's is whatever its start left; the default "
-                                      "puts them 10 ms before each whole second (docs/k8s.md)",
-                                      "990ms")
+                                      "of their iterations. A real cluster's is whatever its start left; the default, "
+                                      "the middle of the second, is never more than half a second from it (docs/k8s.md)",
+                                      "500ms")
       ->check([](const std::string& v) {
         double ns = std::strtod(v.c_str(), nullptr);
         return ns >= 0 && ns < 1e9 ? std::string() : std::string("a phase is from 0 to under 1 s");
@@ -95,9 +95,8 @@ int main(int argc, char** argv) {
   double sync_latency_ns = static_cast<double>(o.sync_latency_ns);
   vtime::bridges::add_duration_option(app, "--etcd-sync-latency", sync_latency_ns,
                                       "Virtual time each fsync of etcd takes: what its disk takes to make a write "
-                                      "durable, for which every write through the API server waits. Not yet deterministic: "
-                                      "repeated runs may part in a chain of these syncs (docs/k8s.md)",
-                                      "0", 1e10);
+                                      "durable, for which every write through the API server waits (docs/k8s.md); 0 for none",
+                                      "2ms", 1e10);
   std::string serial = "threads";
   app.add_option("--serialize", serial,
                  "threads: one thread of the control plane runs at a time under vtime (a component whose wait ends "
