@@ -145,7 +145,7 @@ class Conversation {
 
   // The scheduler binds its endpoint as it starts. Until our socket is connected, a message
   // would wait on ZeroMQ's real-time reconnect timer, which no idle detection can see: so the
-  // first exchange waits (in real time, bounded by the crash timeout) for the connection.
+  // first exchange waits (in real time, bounded by the start timeout) for the connection.
   void wait_connected() {
     if (connected_) return;
     auto started = Clock::now();
@@ -187,13 +187,10 @@ class Conversation {
   // The real time the scheduler may stay busy in the current wait: its start-up (binding, the
   // first message and what it does after replying to it) has the start timeout when one is set,
   // every later message the crash timeout.
-  Duration reply_limit() const {
-    bool starting = summary_.scheduler_messages <= 1 && opts_.start_timeout.ns() > 0;
-    return starting ? opts_.start_timeout : opts_.crash_timeout;
-  }
+  bool starting() const { return summary_.scheduler_messages <= 1 && opts_.start_timeout.ns() > 0; }
+  Duration reply_limit() const { return starting() ? opts_.start_timeout : opts_.crash_timeout; }
   std::string reply_limit_text() const {
-    bool starting = summary_.scheduler_messages <= 1 && opts_.start_timeout.ns() > 0;
-    return std::to_string(reply_limit().ns() / 1000000) + " ms" + (starting ? " (the start timeout)" : "");
+    return std::to_string(reply_limit().ns() / 1000000) + " ms" + (starting() ? " (the start timeout)" : "");
   }
 
   // An event of our socket's monitor is waiting to be read.
