@@ -63,16 +63,12 @@ pid_t Waker::keep_first_step(bool serial) {
   // random generator) was decided in real time, and 1 run in 7 went another way from there
   // (docs/k8s.md). The others stay due: the next step, once the tree is idle, wakes the next.
   if (serial && !alone) {
+    auto thread_wait = [&](const Due& d) { return d.pid == pid && !d.housekeeping && d.traced; };
     uint64_t first_seq = UINT64_MAX;
-    size_t traced = 0;
     for (const Due& d : due_) {
-      if (d.pid != pid || d.housekeeping || !d.traced) continue;
-      ++traced;
-      first_seq = std::min(first_seq, d.seq);
+      if (thread_wait(d)) first_seq = std::min(first_seq, d.seq);
     }
-    if (traced > 1) {
-      std::erase_if(due_, [&](const Due& d) { return d.pid == pid && !d.housekeeping && d.traced && d.seq != first_seq; });
-    }
+    std::erase_if(due_, [&](const Due& d) { return thread_wait(d) && d.seq != first_seq; });
   }
   return pid;
 }

@@ -152,9 +152,9 @@ def run_start_timeout(args):
             extra + ["--", PY, BAD, mode, "{endpoint}", marker]
         t0 = time.monotonic()
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-        print("%s %s: exit %d after %.1f s: %s" % (mode, " ".join(extra), r.returncode, time.monotonic() - t0,
-                                                   r.stderr.strip()[-300:]))
-        return r, time.monotonic() - t0
+        took = time.monotonic() - t0
+        print("%s %s: exit %d after %.1f s: %s" % (mode, " ".join(extra), r.returncode, took, r.stderr.strip()[-300:]))
+        return r, took
 
     with tempfile.TemporaryDirectory(prefix="vtime-broker-test-") as tmp:
         marker = "vtime-test-" + uuid.uuid4().hex

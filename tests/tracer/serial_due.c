@@ -7,7 +7,6 @@
 // still computing; an order by thread (A made first) would print "A" first too.
 #include <pthread.h>
 #include <stdio.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
