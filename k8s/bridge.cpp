@@ -52,6 +52,7 @@ class Bridge {
     c.start_timeout = std::chrono::seconds(o.start_timeout_s);
     c.attempt_cost_ns = o.attempt_cost_ns;
     c.sync_latency_ns = o.sync_latency_ns;
+    c.flush_drift_ns = o.flush_drift_ns;
     cluster_ = std::make_unique<Cluster>(std::move(c));
     sock_ = zmq::socket_t(ctx_, zmq::socket_type::rep);
     sock_.set(zmq::sockopt::linger, 1000);
@@ -273,10 +274,12 @@ class Bridge {
     cluster_->start_scheduler();
     open_watch(cluster_->api().pods_resource_version());
     // The answer (the workload's time 0) comes loop_phase before an iteration of the scheduler's
-    // one-second loops, whatever the set-up took: the phase is the run's, not the start-up's.
+    // one-second flush, whatever the set-up took: the phase is the run's, not the start-up's. Its
+    // iterations are a second and the drift apart from the scheduler's start.
     constexpr long long kSecond = 1'000'000'000LL;
+    const long long period = kSecond + o_.flush_drift_ns;
     long long at = cluster_->scheduler_started_ns() - o_.loop_phase_ns;
-    at += ((monotonic_ns() - at) / kSecond + 1) * kSecond;
+    at += ((monotonic_ns() - at) / period + 1) * period;
     timespec ts{static_cast<time_t>(at / kSecond), static_cast<long>(at % kSecond)};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
     }

@@ -61,6 +61,11 @@ struct BridgeOptions {
   // write through the API server waits for one, so the events that follow a write come later, as
   // on a real control plane: the default, with the phase above (docs/k8s.md).
   long long sync_latency_ns = 2'000'000;
+  // How much later each iteration of kube-scheduler's one-second flush of its back-off queue comes
+  // than the one before (ClusterOptions::flush_drift_ns), as in a real cluster: its timer is late
+  // and the loop arms its next second after each run. 0: none. The default, with the sync latency
+  // and the phase above (docs/k8s.md).
+  long long flush_drift_ns = 1'000'000;
   // One process of the control plane runs at a time (vtime_serialize; docs/k8s.md, Determinism),
   // and with `serialize_threads` one thread of it (vtime_serialize_threads).
   bool serialize = true;

@@ -46,6 +46,10 @@ struct ClusterOptions {
   // Virtual time each fsync/fdatasync of etcd takes (its write-ahead log: every write through the
   // API waits for one), 0: none (charged by vtime's tracer, trace_request.h).
   long long sync_latency_ns = 0;
+  // How much longer than its 1 s each period of kube-scheduler's flush of its back-off queue is
+  // (0: none): the drift of a real flush loop, whose timer is late and which arms its next second
+  // after it ran (vtime's tracer replaces the period's constant in its code, go_constant.h).
+  long long flush_drift_ns = 0;
 };
 
 // Where k8s/install-kubernetes leaves kube-apiserver, kube-scheduler and kubectl: $VTIME_K8S_BIN,

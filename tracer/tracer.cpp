@@ -3,6 +3,7 @@
 
 #include "clock_set.h"
 #include "determinism.h"
+#include "go_constant.h"
 #include "go_scavenger.h"
 
 #include "inferior.h"
@@ -419,11 +420,43 @@ bool Tracer::passthrough(pid_t pid, uint64_t rip) {
   return false;
 }
 
-void Tracer::read_charges(pid_t pid, Process& p) {
-  p.charges_read = true;
+namespace {
+// The environment process `pid` was executed with (NAME=VALUE strings).
+std::vector<std::string> environ_of(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
   std::vector<std::string> vars;
   for (std::string v; std::getline(in, v, '\0');) vars.push_back(std::move(v));
+  return vars;
+}
+}  // namespace
+
+void Tracer::patch_go_constants(pid_t pid, const std::string& exe) {
+  const std::string prefix = std::string(kGoConstantEnv) + "=";
+  for (const std::string& v : environ_of(pid)) {
+    if (v.compare(0, prefix.size(), prefix) != 0) continue;
+    std::string why;
+    auto constants = parse_go_constants(v.substr(prefix.size()), why);
+    if (!constants) {
+      fprintf(stderr, "vtime: pid %d (%s): %s ignored: %s\n", static_cast<int>(pid), comm_of(pid).c_str(), kGoConstantEnv,
+              why.c_str());
+      return;
+    }
+    for (const GoConstant& c : *constants) {
+      if (patch_go_constant(pid, exe, c, why)) {
+        VTIME_LOGF("tracer", LogLevel::kInfo, "pid %d (%s): %s loads %u instead of %u", static_cast<int>(pid),
+                   comm_of(pid).c_str(), c.function.c_str(), c.to, c.from);
+      } else {
+        fprintf(stderr, "vtime: pid %d (%s): %s left as it is: %s\n", static_cast<int>(pid), comm_of(pid).c_str(),
+                c.function.c_str(), why.c_str());
+      }
+    }
+    return;
+  }
+}
+
+void Tracer::read_charges(pid_t pid, Process& p) {
+  p.charges_read = true;
+  std::vector<std::string> vars = environ_of(pid);
   std::vector<const char*> envp;
   for (auto& v : vars) envp.push_back(v.c_str());
   envp.push_back(nullptr);
@@ -978,6 +1011,7 @@ void Tracer::on_exec(pid_t tid) {
         VTIME_LOGF("tracer", LogLevel::kDebug, "pid %d: Go's scavenger left as it is: %s", static_cast<int>(tid),
                    scav_why.c_str());
       }
+      patch_go_constants(tid, exe_path);
       if (seg_.header.cpu_model.load(std::memory_order_acquire) != abi::kCpuReal) {
         seed_ticks(tid, img.syscall_insn, &held, exe_path);
         p.random_seed = seed;

@@ -124,6 +124,8 @@ class Tracer {
   void on_call(pid_t tid);
   // The process's charged calls, from /proc/PID/environ.
   void read_charges(pid_t pid, Process& p);
+  // At a Go image's exec stop: the constants its environment asks to replace (go_constant.h).
+  void patch_go_constants(pid_t pid, const std::string& exe);
   void on_exec(pid_t tid);
   void on_interrupted(pid_t tid);
   // A new thread's first stop, once its rank is known: held until its turn, or on its way.

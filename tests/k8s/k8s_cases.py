@@ -340,17 +340,20 @@ def start_latency(c):
 
 
 def loop_phase(c):
-    """--loop-phase: a Pod that waits out its back-off starts at a flush of kube-scheduler's
-    back-off queue, which falls that far into a second of the workload (its middle by default), to
-    within the millisecond at which the bridge sees the scheduler start (no sync latency here:
-    the Pod's binding would come that much later)."""
+    """--loop-phase and --flush-drift: a Pod that waits out its back-off starts at a flush of
+    kube-scheduler's back-off queue, which falls that far into a second of the workload (its middle
+    by default), to within the millisecond at which the bridge sees the scheduler start (no sync
+    latency here: the Pod's binding would come that much later); with each flush 10 ms later than
+    a second after the one before (--flush-drift 10ms; the default, 1 ms, is left out for the
+    exact phases), the fifth flush of the workload comes 40 ms late."""
     wl = c.write("phase.json", json.dumps({"nb_res": 1, "profiles": {"d2": {"type": "delay", "delay": 2},
                                                                      "d1": {"type": "delay", "delay": 1}},
         "jobs": [{"id": "1", "subtime": 1, "res": 1, "profile": "d2"},
                  {"id": "2", "subtime": 2, "res": 1, "profile": "d1"}]}))
     # Job 2 finds the Node taken at 2 s (tried twice: back-off 2 s, to 4 s); the Node frees at 3 s,
     # while job 2 still backs off: it starts at the first flush after 4 s.
-    for tag, bridge, want in (("default", (), 4.5), ("quarter", ("--loop-phase", "250ms"), 4.25)):
+    for tag, bridge, want in (("default", ("--flush-drift", "0"), 4.5), ("quarter", ("--loop-phase", "250ms", "--flush-drift", "0"), 4.25),
+                              ("drift", ("--flush-drift", "10ms"), 4.54)):
         prefix, _ = c.vtime_k8s(wl, tag, hosts=1, bridge=bridge + ("--etcd-sync-latency", "0"))
         starts = {r["job_id"]: float(r["starting_time"]) for r in rows(read(prefix + "_jobs.csv"))}
         check(abs(starts["1"] - 1.0) < 1e-6, "%s: job 1 started at %.6f, not at its submission" % (tag, starts["1"]))

@@ -138,6 +138,12 @@ and static_timers (statically linked C programs).
                         (--stats: 3 advances, GODEBUG=scavtrace=1: 0 KiB released each cycle);
                         also built stripped and position-independent (the function found through
                         Go's pc-line table, patched where the program is loaded).
+  go_constant           VTIME_GO_CONSTANT=main.period:1000000000:1250000000 in the environment of a
+                        static Go program whose period() returns time.Second and which sleeps it
+                        three times: it sleeps 1.25 s each time and ends at 3.75 s, as built and
+                        stripped position-independent; without the variable 1 s and 3 s; a
+                        function it does not have, a constant that function does not load and a
+                        malformed value each leave it as it is with a warning naming why.
 """
 import argparse
 import os
@@ -156,7 +162,7 @@ CASES = ["go_static", "go_cgo", "go_unprivileged", "go_via_shell", "go_spawns", 
          "real_timeout", "etcd", "kill_vtime", "settime_static", "settime_dynamic", "settime_go", "go_spin_real",
          "serial_gate", "serial_gate_go", "serial_gate_dynamic", "serial_threads", "serial_topup", "serial_futex", "serial_due",
          "go_random", "go_random_patch", "go_syscall_timers", "serial_spawn", "write_cost", "held_call", "timer_slack",
-         "go_scavenger"]
+         "go_scavenger", "go_constant"]
 USERNS_ROOT = ["unshare", "--user", "--map-root-user"]
 # What syscall_timers.go prints (go_syscall_timers, serial_spawn).
 SYSCALL_TIMERS = ("sleep 5 under a 1.2 s context: signal: killed at 1.200000\n"
@@ -399,6 +405,16 @@ def main():
                 cycles = [l for l in r.stderr.splitlines() if l.startswith("scav ")]
                 if not cycles or any(not l.startswith("scav 0 KiB work") for l in cycles):
                     fail("the scavenger released memory: %r" % cycles)
+    elif c == "go_constant":
+        plain = "period 1000000000 ns, done at 3.000000\n"
+        for prog in ("constant", "constant_pie"):
+            twice(args, [b(prog)], plain)
+            twice(args, ["env", "VTIME_GO_CONSTANT=main.period:1000000000:1250000000", b(prog)],
+                  "period 1250000000 ns, done at 3.750000\n")
+            for value, why in (("main.nothere:1000000000:7", "main.nothere left as it is"),
+                               ("main.period:999:7", "main.period left as it is: main.period loads 999 nowhere"),
+                               ("main.period:1000000000", "VTIME_GO_CONSTANT ignored: 'main.period:1000000000' is not")):
+                twice(args, ["env", "VTIME_GO_CONSTANT=" + value, b(prog)], plain, stderr_has=why)
     elif c == "write_cost":
         out = "".join("out %d\n" % i for i in range(5))
         charged = out + "stderr 20000 us, stdout 0 us, ticks 6; sync 0 us\n"
