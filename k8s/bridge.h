@@ -45,8 +45,10 @@ struct BridgeOptions {
   // cluster takes from a Pod's creation to its client seeing it bound (the creation, the
   // scheduler's watch, the binding, the client's watch: 13-23 ms measured, docs/k8s.md). A job
   // then ends that long after a whole second, after the Pods created at that second, as in a real
-  // cluster; with 0, both fell on one instant. 0: at once.
-  long long job_start_latency_ns = 0;
+  // cluster; with 0, both fell on one instant. 0: at once. The default since session 43: with the
+  // flush's drift below, a job started by a flush ends after the flush that many seconds later
+  // when its seconds times the drift are less than this, as in a real cluster (docs/k8s.md).
+  long long job_start_latency_ns = 15'000'000;
   // Where kube-scheduler's one-second loops (the back-off queue's flush) fall in each second of
   // the workload: the bridge answers SIMULATION_BEGINS (the workload's time 0) this long before
   // one of their iterations (to within the millisecond at which it sees the scheduler start).

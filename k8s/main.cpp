@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
   vtime::bridges::add_duration_option(app, "--job-start-latency", job_start_ns,
                                       "Virtual time from the scheduler binding a Pod to its job's start: what a real "
                                       "cluster takes from a Pod's creation to its client seeing it bound (docs/k8s.md)",
-                                      "0");
+                                      "15ms");
   double loop_phase_ns = static_cast<double>(o.loop_phase_ns);
   vtime::bridges::add_duration_option(app, "--loop-phase", loop_phase_ns,
                                       "Where kube-scheduler's one-second loops (the back-off queue's flush) fall in each "

@@ -325,7 +325,7 @@ def start_latency(c):
                  {"id": "9", "subtime": 1, "res": 1, "profile": "d5"},
                  {"id": "3", "subtime": 2, "res": 1, "profile": "d5"}]}))
     starts = {}
-    for tag, bridge in (("none", ()), ("late", ("--job-start-latency", "50ms"))):
+    for tag, bridge in (("none", ("--job-start-latency", "0")), ("late", ("--job-start-latency", "50ms"))):
         # No sync latency: a Pod on a free Node is then bound at its submission's instant.
         prefix, _ = c.vtime_k8s(wl, tag, hosts=3, bridge=bridge + ("--etcd-sync-latency", "0"))
         starts[tag] = {r["job_id"]: (float(r["starting_time"]), float(r["finish_time"]))
@@ -354,7 +354,7 @@ def loop_phase(c):
     # while job 2 still backs off: it starts at the first flush after 4 s.
     for tag, bridge, want in (("default", ("--flush-drift", "0"), 4.5), ("quarter", ("--loop-phase", "250ms", "--flush-drift", "0"), 4.25),
                               ("drift", ("--flush-drift", "10ms"), 4.54)):
-        prefix, _ = c.vtime_k8s(wl, tag, hosts=1, bridge=bridge + ("--etcd-sync-latency", "0"))
+        prefix, _ = c.vtime_k8s(wl, tag, hosts=1, bridge=bridge + ("--etcd-sync-latency", "0", "--job-start-latency", "0"))
         starts = {r["job_id"]: float(r["starting_time"]) for r in rows(read(prefix + "_jobs.csv"))}
         check(abs(starts["1"] - 1.0) < 1e-6, "%s: job 1 started at %.6f, not at its submission" % (tag, starts["1"]))
         check(want - 0.0015 <= starts["2"] <= want + 1e-6, "%s: job 2 started at %.6f, expected a flush at %.3f"
