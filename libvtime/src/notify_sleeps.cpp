@@ -13,6 +13,7 @@
 #include <vtime/tree_watch.h>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <linux/kcmp.h>
 #include <linux/seccomp.h>
 #include <sys/epoll.h>
@@ -471,6 +472,21 @@ int NotifiedSleeps::copy_of(pid_t pid, int prog_fd) {
 }
 
 bool NotifiedSleeps::release_copy(size_t i, int* waking) {
+  // Events first, without taking them (a poll of an epoll descriptor checks its ready list): the
+  // watcher's report may be stale, its events taken since by another thread of the program (a Go
+  // thread's non-blocking netpoll). A real epoll_wait stays blocked then, and so do the waits.
+  // Answering them EINTR instead woke Go's poller whenever the watcher got a cpu, after an idle
+  // decision the tree's activity had already allowed: the broker then moved the clock while the
+  // poller ran, which found its timers due by itself, so no timer fired for the broker and the
+  // tick at that instant was never sent (equivalence.go_replay_patch in CI; go_fcfs recordings
+  // differed in a few timer records per run). A wait whose events another thread takes between
+  // this look and the claim below still gets EINTR; that thread is active meanwhile, and take()
+  // waits for mu_, so no idle decision falls in between.
+  pollfd ready{copies_[i].fd, POLLIN, 0};
+  if (poll(&ready, 1, 0) == 0) {
+    arm(i);  // the watcher hears of the next events
+    return false;
+  }
   bool released = false;
   for (uint32_t index = 0; index < sleeps_.size() && copies_[i].waits != 0; ++index) {
     Sleep& sl = sleeps_[index];

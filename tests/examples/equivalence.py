@@ -119,22 +119,10 @@ def record_and_replay(args, scratch, record_env, replay_env):
     r = subprocess.run([args.vtime, "replay", trace, "--report", "json"], cwd=scratch.dir, stdin=subprocess.DEVNULL,
                        capture_output=True, text=True, timeout=TIMEOUT, env=replay_env)
     print(r.stdout[-4000:] + r.stderr)
-    if r.returncode == 1:
-        # Seen once in a clean-clone CI run (1 in dozens): an extra arm of the Go poller's wait
-        # (the same deadline, another M) in the recording, before a message. libzmq's I/O thread
-        # makes ZMQ_FD readable at moments that depend on real time, and the poller wakes for it
-        # or not: a timer record, never a message or a decision. Tolerated only there, and only
-        # if the messages and decisions replay exactly (docs/cli.md, --compare decisions).
-        rep = json.loads(r.stdout)
-        check(rep["expected"] is not None and rep["expected"].get("type") == "timer" or
-              rep["actual"] is not None and rep["actual"].get("type") == "timer",
-              "the replay diverged outside the timer records: %s" % rep.get("kind"))
-        print("record-level divergence at a timer record (seq %s, %s): checking messages and decisions" %
-              (rep["seq"], rep["kind"]))
-        r = subprocess.run([args.vtime, "replay", trace, "--compare", "decisions", "--report", "json"],
-                           cwd=scratch.dir, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT,
-                           env=replay_env)
-        print(r.stdout[-4000:] + r.stderr)
+    # Record for record, timers included: a Go poller's wait that another thread's non-blocking
+    # poll had emptied was once answered EINTR whenever the controller's watcher got a cpu, so the
+    # timer records of two runs differed in most runs (tolerated here then), and once in CI a
+    # tick was lost (libvtime/src/notify_sleeps.cpp, release_copy).
     check(r.returncode == 0 and json.loads(r.stdout).get("result") == "match", "the replay diverged (exit %d)" % r.returncode)
     return 0
 
