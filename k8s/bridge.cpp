@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <deque>
@@ -142,7 +143,7 @@ class Bridge {
         items.push_back({nullptr, watch_->fd(), ZMQ_POLLIN, 0});
       }
       size_t timer_item = 0;
-      if (!delayed_.empty()) {
+      if (!delayed_.empty() || !creations_.empty()) {
         timer_item = items.size();
         items.push_back({nullptr, timer_fd_, ZMQ_POLLIN, 0});
       }
@@ -160,9 +161,10 @@ class Bridge {
       if (timer_item && items[timer_item].revents) {
         uint64_t expirations = 0;
         if (read(timer_fd_, &expirations, sizeof expirations) < 0 && errno != EAGAIN) {
-          throw Fail(kBridgeK8sFailed, std::string("the start-latency timer: ") + strerror(errno));
+          throw Fail(kBridgeK8sFailed, std::string("the bridge's timer: ") + strerror(errno));
         }
         release_due();
+        create_due();
       }
       if (items[0].revents & ZMQ_POLLIN) {
         zmq::message_t m;
@@ -317,9 +319,36 @@ class Bridge {
     j.pod = "job-" + std::to_string(j.seq);
     PodSpec pod{j.pod, s.job.res, s.job_id, std::nullopt};
     if (o_.submission_priority) pod.priority = kTopPriority - static_cast<int>(j.seq % kTopPriority);
-    cluster_->api().create_pod(pod);
     jobs_by_batsim_[s.job_id] = j.pod;
     jobs_[j.pod] = std::move(j);
+    const long long now = monotonic_ns();
+    if (o_.client_latency_ns <= 0 || (creations_.empty() && now >= next_creation_ns_)) {
+      if (o_.client_latency_ns > 0) next_creation_ns_ = now + o_.client_latency_ns;
+      cluster_->api().create_pod(pod);
+      return;
+    }
+    // The client is still busy with an earlier creation: this one waits its turn.
+    const long long due = std::max(now, next_creation_ns_);
+    next_creation_ns_ = due + o_.client_latency_ns;
+    creations_.push_back({due, std::move(pod)});
+    arm_timer();
+  }
+
+  // The creations due by now (BridgeOptions::client_latency_ns), each a stimulus of its own.
+  void create_due() {
+    const long long now = monotonic_ns();
+    bool any = false;
+    try {
+      while (!creations_.empty() && creations_.front().due_ns <= now) {
+        cluster_->api().create_pod(creations_.front().pod);
+        creations_.pop_front();
+        bridges::settle();
+        any = true;
+      }
+    } catch (const ApiError& e) {
+      fail_k8s(e.what());
+    }
+    if (any) arm_timer();
   }
 
   void end_job(const std::string& batsim_id) {
@@ -378,8 +407,10 @@ class Bridge {
       if (timer_fd_ < 0) throw Fail(kBridgeK8sFailed, std::string("timerfd_create: ") + strerror(errno));
     }
     itimerspec at{};
-    if (!delayed_.empty()) {
-      long long due = delayed_.front().due_ns;
+    if (!delayed_.empty() || !creations_.empty()) {
+      long long due = LLONG_MAX;
+      if (!delayed_.empty()) due = delayed_.front().due_ns;
+      if (!creations_.empty()) due = std::min(due, creations_.front().due_ns);
       at.it_value.tv_sec = static_cast<time_t>(due / 1'000'000'000LL);
       at.it_value.tv_nsec = static_cast<long>(due % 1'000'000'000LL);
     }
@@ -421,6 +452,12 @@ class Bridge {
     Event ev;
   };
   std::deque<Delayed> delayed_;  // starts not due yet, in due order
+  struct Creation {
+    long long due_ns;  // CLOCK_MONOTONIC
+    PodSpec pod;
+  };
+  std::deque<Creation> creations_;  // Pods the client has still to create, in due order
+  long long next_creation_ns_ = 0;  // when the client can make its next creation
   int timer_fd_ = -1;
 };
 

@@ -49,6 +49,11 @@ struct BridgeOptions {
   // flush's drift below, a job started by a flush ends after the flush that many seconds later
   // when its seconds times the drift are less than this, as in a real cluster (docs/k8s.md).
   long long job_start_latency_ns = 15'000'000;
+  // What the API client takes per Pod creation (a request and its answer): the Pods due at one
+  // instant are created one after another, this far apart, the first at once, while the bridge
+  // answers Batsim at once (a job's end is heard between two creations, as a real client's
+  // deletion comes between its creations). 0: every Pod of an instant at that instant.
+  long long client_latency_ns = 0;
   // Where kube-scheduler's one-second loops (the back-off queue's flush) fall in each second of
   // the workload: the bridge answers SIMULATION_BEGINS (the workload's time 0) this long before
   // one of their iterations (to within the millisecond at which it sees the scheduler start).

@@ -75,6 +75,12 @@ int main(int argc, char** argv) {
                                       "Virtual time from the scheduler binding a Pod to its job's start: what a real "
                                       "cluster takes from a Pod's creation to its client seeing it bound (docs/k8s.md)",
                                       "15ms");
+  double client_latency_ns = static_cast<double>(o.client_latency_ns);
+  vtime::bridges::add_duration_option(app, "--client-latency", client_latency_ns,
+                                      "Virtual time the API client takes per Pod creation: Pods due at one instant "
+                                      "are created one after another this far apart, the first at once, as a real "
+                                      "client's requests each wait for the answer to the one before (docs/k8s.md)",
+                                      "0", 1e10);
   double loop_phase_ns = static_cast<double>(o.loop_phase_ns);
   vtime::bridges::add_duration_option(app, "--loop-phase", loop_phase_ns,
                                       "Where kube-scheduler's one-second loops (the back-off queue's flush) fall in each "
@@ -149,6 +155,7 @@ int main(int argc, char** argv) {
   o.submission_priority = priority == "submission";
   o.natural_order = order == "natural";
   o.job_start_latency_ns = static_cast<long long>(job_start_ns);
+  o.client_latency_ns = static_cast<long long>(client_latency_ns);
   o.loop_phase_ns = static_cast<long long>(loop_phase_ns);
   o.attempt_cost_ns = static_cast<long long>(attempt_cost_ns);
   o.sync_latency_ns = static_cast<long long>(sync_latency_ns);

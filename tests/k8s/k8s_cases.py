@@ -343,6 +343,33 @@ def start_latency(c):
           "free hosts: jobs did not start at their submission: %s" % starts["none"])
 
 
+def client_latency(c):
+    """--client-latency: the Pods due at one instant are created one after another, that far apart,
+    the first at once (exact starts on free Nodes), and a job's end is heard between two creations:
+    a Node freed at 1.03 s goes to the Pod created after it (job 4, at 1.04 s) while the two created
+    before wait out their back-off, as in a real cluster (bench/references/k8s/k8s9.json at 49 s);
+    with every Pod created at 1 s, job 2 gets it."""
+    exact = ("--job-start-latency", "0", "--etcd-sync-latency", "0")
+    wl = c.write("spaced.json", json.dumps({"nb_res": 3, "profiles": {"d5": {"type": "delay", "delay": 5}},
+        "jobs": [{"id": str(i), "subtime": 1, "res": 1, "profile": "d5"} for i in (1, 2, 3)]}))
+    for tag, latency, want in (("none", "0", (1.0, 1.0, 1.0)), ("spaced", "20ms", (1.0, 1.02, 1.04))):
+        prefix, _ = c.vtime_k8s(wl, tag, hosts=3, bridge=exact + ("--client-latency", latency))
+        starts = {r["job_id"]: float(r["starting_time"]) for r in rows(read(prefix + "_jobs.csv"))}
+        got = tuple(starts[str(i)] for i in (1, 2, 3))
+        check(all(abs(g - w) < 1e-6 for g, w in zip(got, want)),
+              "%s: jobs 1-3 started at %s, expected %s" % (tag, got, want))
+    wl = c.write("freed.json", json.dumps({"nb_res": 1, "profiles": {"d5": {"type": "delay", "delay": 5},
+                                                                     "long": {"type": "delay", "delay": 1.03}},
+        "jobs": [{"id": "1", "subtime": 0, "res": 1, "profile": "long"}] +
+                [{"id": str(i), "subtime": 1, "res": 1, "profile": "d5"} for i in (2, 3, 4)]}))
+    for tag, latency, first in (("freed-none", "0", "2"), ("freed-spaced", "20ms", "4")):
+        prefix, _ = c.vtime_k8s(wl, tag, hosts=1, bridge=exact + ("--client-latency", latency))
+        starts = {r["job_id"]: float(r["starting_time"]) for r in rows(read(prefix + "_jobs.csv"))}
+        nxt = min((j for j in ("2", "3", "4")), key=lambda j: starts[j])
+        check(nxt == first, "%s: job %s took the Node job 1 freed, expected job %s (starts %s)" % (tag, nxt, first, starts))
+    check(abs(starts["4"] - 1.04) < 1e-6, "job 4 started at %.6f, not at its creation (1.04 s)" % starts["4"])
+
+
 def loop_phase(c):
     """--loop-phase and --flush-drift: a Pod that waits out its back-off starts at a flush of
     kube-scheduler's back-off queue, which falls that far into a second of the workload (its middle
@@ -468,6 +495,7 @@ CASES = {
     "apiserver_killed": apiserver_killed,
     "run_equals_shorthand": run_equals_shorthand,
     "start_latency": start_latency,
+    "client_latency": client_latency,
     "loop_phase": loop_phase,
     "latency_models": latency_models,
     "validate_bad_input": validate_bad_input,
