@@ -70,19 +70,16 @@ int main(int argc, char** argv) {
                  "script replaying a trace creates them) or batsim (Batsim's order: string order of ids)")
       ->capture_default_str()
       ->check(CLI::IsMember({"natural", "batsim"}));
-  double job_start_ns = static_cast<double>(o.job_start_latency_ns);
-  vtime::bridges::add_duration_option(app, "--job-start-latency", job_start_ns,
+  vtime::bridges::add_duration_option(app, "--job-start-latency", o.job_start_latency_ns,
                                       "Virtual time from the scheduler binding a Pod to its job's start: what a real "
                                       "cluster takes from a Pod's creation to its client seeing it bound (docs/k8s.md)",
                                       "15ms");
-  double client_latency_ns = static_cast<double>(o.client_latency_ns);
-  vtime::bridges::add_duration_option(app, "--client-latency", client_latency_ns,
+  vtime::bridges::add_duration_option(app, "--client-latency", o.client_latency_ns,
                                       "Virtual time the API client takes per Pod creation: Pods due at one instant "
                                       "are created one after another this far apart, the first at once, as a real "
                                       "client's requests each wait for the answer to the one before (docs/k8s.md)",
                                       "0", 1e10);
-  double loop_phase_ns = static_cast<double>(o.loop_phase_ns);
-  vtime::bridges::add_duration_option(app, "--loop-phase", loop_phase_ns,
+  vtime::bridges::add_duration_option(app, "--loop-phase", o.loop_phase_ns,
                                       "Where kube-scheduler's one-second loops (the back-off queue's flush) fall in each "
                                       "second of the workload, from 0 to 1 s: the workload starts that long before one "
                                       "of their iterations. A real cluster's is whatever its start left; the default, "
@@ -92,19 +89,16 @@ int main(int argc, char** argv) {
         double ns = std::strtod(v.c_str(), nullptr);
         return ns >= 0 && ns < 1e9 ? std::string() : std::string("a phase is from 0 to under 1 s");
       });
-  double attempt_cost_ns = static_cast<double>(o.attempt_cost_ns);
-  vtime::bridges::add_duration_option(app, "--attempt-cost", attempt_cost_ns,
+  vtime::bridges::add_duration_option(app, "--attempt-cost", o.attempt_cost_ns,
                                       "Virtual time each scheduling attempt costs kube-scheduler, charged at the line it "
                                       "logs for it (at --v=2: one per failed attempt and per binding), so that attempts "
                                       "at one instant follow each other as in a real cluster (docs/k8s.md)",
                                       "0", 1e10);
-  double sync_latency_ns = static_cast<double>(o.sync_latency_ns);
-  vtime::bridges::add_duration_option(app, "--etcd-sync-latency", sync_latency_ns,
+  vtime::bridges::add_duration_option(app, "--etcd-sync-latency", o.sync_latency_ns,
                                       "Virtual time each fsync of etcd takes: what its disk takes to make a write "
                                       "durable, for which every write through the API server waits (docs/k8s.md); 0 for none",
                                       "2ms", 1e10);
-  double flush_drift_ns = static_cast<double>(o.flush_drift_ns);
-  vtime::bridges::add_duration_option(app, "--flush-drift", flush_drift_ns,
+  vtime::bridges::add_duration_option(app, "--flush-drift", o.flush_drift_ns,
                                       "How much later each iteration of kube-scheduler's one-second flush of its back-off "
                                       "queue comes than the one before: a real one's timer is late and it arms its next "
                                       "second after running (0.7 ms a second in the reference runs; under a frozen clock "
@@ -154,12 +148,6 @@ int main(int argc, char** argv) {
   }
   o.submission_priority = priority == "submission";
   o.natural_order = order == "natural";
-  o.job_start_latency_ns = static_cast<long long>(job_start_ns);
-  o.client_latency_ns = static_cast<long long>(client_latency_ns);
-  o.loop_phase_ns = static_cast<long long>(loop_phase_ns);
-  o.attempt_cost_ns = static_cast<long long>(attempt_cost_ns);
-  o.sync_latency_ns = static_cast<long long>(sync_latency_ns);
-  o.flush_drift_ns = static_cast<long long>(flush_drift_ns);
   o.serialize = serial != "off";
   o.serialize_threads = serial == "threads";
   o.private_network = network == "private";

@@ -55,8 +55,7 @@ int main(int argc, char** argv) {
                  "a trace submits them) or batsim (Batsim's order: string order of ids)")
       ->capture_default_str()
       ->check(CLI::IsMember({"natural", "batsim"}));
-  double job_start_ns = static_cast<double>(o.job_start_latency_ns);
-  vtime::bridges::add_duration_option(app, "--job-start-latency", job_start_ns,
+  vtime::bridges::add_duration_option(app, "--job-start-latency", o.job_start_latency_ns,
                                       "Virtual time from Slurm starting a job to the job's work starting: a real job's "
                                       "launch and teardown (docs/slurm.md)",
                                       "17ms");
@@ -72,7 +71,6 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : vtime::slurm::kBridgeUsage;
   }
   o.natural_order = order == "natural";
-  o.job_start_latency_ns = static_cast<long long>(job_start_ns);
   if (check_only) return 0;
   if (o.dir.empty()) {
     std::fprintf(stderr, "vtime-slurm: give --dir DIR (or run it under `vtime run -e PREFIX`)\n");
