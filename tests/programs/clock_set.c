@@ -142,8 +142,9 @@ static void privileged(void) {
 
 /* ntp_gettime's time is the program's CLOCK_REALTIME, in microseconds unless the clock's status
  * says nanoseconds (STA_NANO: the kernel's default is micro, but whoever last stepped the host's
- * clock with ADJ_NANO leaves it nano: seen on a VM whose init agent steps the guest clock; under
- * vtime the synthesised status is micro). A read-only adjtimex tells which, as glibc does not. */
+ * clock with ADJ_NANO leaves it nano: seen on this VM after a VM fork, most likely its init agent
+ * stepping the clock; under vtime the synthesised status is micro). A read-only adjtimex tells
+ * which, as glibc does not. */
 static void ntp_reads(void) {
   struct timex st;
   memset(&st, 0, sizeof st);
