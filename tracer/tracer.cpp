@@ -77,7 +77,11 @@ Tracer::Thread& Tracer::thread(pid_t tid) {
 void Tracer::resume(pid_t tid, int sig) {
   // A thread the serial gate holds stays followed call by call until it is given back its result.
   // So does a thread a signal stopped in a direct sleep, until its next call.
+  // A preemption signal kept back (defer_preemption) is sent again once the thread's wait is over
+  // and it goes on: at its end if the tracer follows it there, else (a direct sleep the
+  // controller woke) at the thread's next call, which it may interrupt.
   auto it = threads_.find(tid);
+  if (it != threads_.end() && it->second.deferred_signal != 0) send_deferred_signal(tid, it->second);
   int request = it != threads_.end() && (it->second.held || it->second.signal_follow || it->second.notify_follow)
                     ? PTRACE_SYSCALL
                     : PTRACE_CONT;
@@ -330,6 +334,15 @@ void Tracer::on_stop(pid_t tid, int status) {
         return;
       }
       VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: signal %d", static_cast<int>(tid), sig);
+      if (defer_preemption(tid, sig)) {
+        // The call restarts: a direct sleep by itself (restart_syscall), another followed to its end.
+        if (thread(tid).call.direct) {
+          resume(tid);
+        } else {
+          ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);
+        }
+        return;
+      }
       if (note_signal_in_sleep(tid)) {
         thread(tid).signal_follow = true;
       } else if (note_signal_in_notify_sleep(tid)) {
@@ -476,6 +489,7 @@ void Tracer::on_call(pid_t tid) {
     ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);
     return;
   }
+  if (t.deferred_signal != 0) send_deferred_signal(tid, t);  // its direct sleep ended meanwhile
   // Clock setting first, wherever the call comes from: no raw call may reach the host's clock.
   if (emulate_clock_set(tid, t.pid, r, seg_)) {
     resume(tid);
@@ -504,7 +518,10 @@ void Tracer::on_call(pid_t tid) {
       const uint32_t gate = seg_.header.serial.load(std::memory_order_acquire);
       if (futex_wait ? gate == abi::kSerialThreads : gate != 0) {
         t.untimed_follow = true;
-        t.untimed_release = futex_wait;
+        // With thread turns an untimed epoll wait that returns during an advance's step was
+        // woken by the thread the step released (or from outside the tree): it waits for its
+        // turn too (see the timed waits' exit below).
+        t.untimed_release = futex_wait || gate == abi::kSerialThreads;
         ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);
       } else {
         resume(tid);
@@ -738,12 +755,15 @@ void Tracer::on_syscall_stop(pid_t tid) {
     }
     return;
   }
-  // It returned by itself before the deadline. A futex wait that did was woken by another thread
-  // (Go's sysmon parked until the next timer, woken by a thread leaving a system call): with
-  // thread turns it waits for its turn, as after an untimed futex wait, instead of running beside
-  // the thread that woke it while its process has the tree (a race in real time: which of them
-  // first looked at the runtime's processors).
-  const bool woken_by_thread = t.call.reason == abi::kReasonFutex && thread_turns();
+  // It returned by itself before the deadline: no advance ended it, so another thread woke it
+  // (Go's sysmon parked until the next timer, woken by a thread leaving a system call; Go's
+  // network poller, woken by a thread back from a charged call that wrote to a descriptor the
+  // poller watches or broke its wait for an earlier timer), or something outside the tree did.
+  // With thread turns it waits for its turn, as after an untimed wait, instead of running beside
+  // the thread that woke it while its process has an advance's step (a race in real time: which
+  // of them first took the runtime's processor; two runs of kube-scheduler parted there).
+  // (A wait whose deadline the advance reached but whose events came first is the step's own.)
+  const bool woken_by_thread = thread_turns() && !(t.interrupt_sent && t.interrupt_seq == t.seq);
   end_wait(t);
   leave_wait(tid, t, r, woken_by_thread);
 }
@@ -855,6 +875,47 @@ void Tracer::forget_ended_direct_sleep(Thread& t) {
   if (s.seq.load(std::memory_order_acquire) != t.seq || (st != abi::kWaiting && st != abi::kWoken && st != abi::kWaking)) {
     t.in_wait = false;
   }
+}
+
+// Go's sysmon preempts a goroutine it has seen on one processor for 10 ms with SIGURG. Under
+// vtime that span is virtual: after an advance, sysmon (running beside the thread its process's
+// wait released) could find the processor's last scheduling 2 s old and signal the thread that
+// had just taken it, by then in a raw system call, which the signal interrupted: a
+// syscall.Nanosleep returned EINTR (natively it cannot, unless the goroutine computed 10 ms first),
+// in some runs only (a race in real time; tracer.go_syscall_timers in CI). A goroutine in a
+// system call needs no preemption, so the signal waits for the call's end: the call restarts
+// (a direct sleep through restart_syscall, by itself; another followed to its exit), and the
+// signal is sent again once the thread goes on (resume). Only Go programs' SIGURG, only in a
+// rewritten call the signal interrupted.
+bool Tracer::defer_preemption(pid_t tid, int sig) {
+  if (sig != SIGURG) return false;
+  Thread& t = thread(tid);
+  if (t.signal_redelivered) {
+    t.signal_redelivered = false;  // sent again after its wait: delivered, whatever the thread does now
+    return false;
+  }
+  auto p = processes_.find(t.pid);
+  forget_ended_direct_sleep(t);
+  if (p == processes_.end() || !p->second.go || !t.in_wait || t.held || t.signal_follow || t.notify_follow) {
+    return false;
+  }
+  user_regs_struct r{};
+  if (!get_regs(tid, r) || !in_call(r, t.call, tag_of(t.seq)) || !interrupted_result(static_cast<long>(r.rax))) {
+    return false;
+  }
+  VTIME_LOGF("tracer", LogLevel::kDebug, "tid %d: preemption signal kept back until wait %llu ends", static_cast<int>(tid),
+             static_cast<unsigned long long>(t.seq));
+  t.deferred_signal = sig;
+  if (!t.call.direct) t.follow = true;
+  return true;
+}
+
+void Tracer::send_deferred_signal(pid_t tid, Thread& t) {
+  forget_ended_direct_sleep(t);
+  if (t.in_wait || t.held) return;
+  syscall(SYS_tgkill, t.pid, tid, t.deferred_signal);
+  t.deferred_signal = 0;
+  t.signal_redelivered = true;
 }
 
 bool Tracer::note_signal_in_sleep(pid_t tid) {

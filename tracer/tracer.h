@@ -85,6 +85,10 @@ class Tracer {
     // same one again (the kernel restarts it: at this address, this stack, these arguments) or
     // another (the sleep ended: its slot, of wait `notify_seq`, is ended).
     bool notify_follow = false;
+    // Go's preemption signal (SIGURG) that came while the thread waited in a rewritten call:
+    // kept back until the wait ends (defer_preemption).
+    int deferred_signal = 0;
+    bool signal_redelivered = false;  // that signal, sent again: delivered at its next stop
     uint32_t notify_slot = 0;
     uint64_t notify_seq = 0;
     uint64_t notify_call[6] = {};  // instruction and stack pointers, the four arguments
@@ -136,6 +140,11 @@ class Tracer {
   // A signal stopped `tid`: inside a rewritten relative sleep, fills in the sleep's `rem`. True
   // when the thread is inside a direct sleep (it is then followed to its next call).
   bool note_signal_in_sleep(pid_t tid);
+  // A preemption signal of Go's runtime for a thread waiting in a rewritten call: kept back (true)
+  // until the wait ends, instead of interrupting it.
+  bool defer_preemption(pid_t tid, int sig);
+  // That signal, sent again once the thread's wait is over (not held): at the next stop it comes.
+  void send_deferred_signal(pid_t tid, Thread& t);
   // The controller ends a direct sleep it woke without telling the tracer (its slot leaves
   // Waiting/Woken, or is another wait's): the thread is then no longer in it. Called before
   // registers are matched against the sleep (in_call), whose restarted form names no call.

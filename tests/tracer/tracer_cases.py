@@ -91,6 +91,10 @@ and static_timers (statically linked C programs).
                         wake of their process's main thread run one after another in the order
                         they were made, "A" then "B" (A computes before printing), twice the
                         same;
+  serial_wake           --serialize-threads, static C: a thread's epoll wait (timed, then untimed)
+                        that another thread of its process ends during an advance's step waits
+                        for its turn: the waker (released by the advance) computes and prints
+                        first, "W" then "P", twice the same;
   go_syscall_timers     a Go program's timers while one of its goroutines blocks in a system call
                         (os/exec's wait under a context timeout, AfterFunc during a child's run,
                         syscall.Nanosleep, a blocking pipe read another goroutine's timer ends;
@@ -161,6 +165,7 @@ CASES = ["go_static", "go_cgo", "go_unprivileged", "go_via_shell", "go_spawns", 
          "static_proc", "static_direct", "exec_thread", "static_timers", "go_raw_timers",
          "real_timeout", "etcd", "kill_vtime", "settime_static", "settime_dynamic", "settime_go", "go_spin_real",
          "serial_gate", "serial_gate_go", "serial_gate_dynamic", "serial_threads", "serial_topup", "serial_futex", "serial_due",
+         "serial_wake",
          "go_random", "go_random_patch", "go_syscall_timers", "serial_spawn", "write_cost", "held_call", "timer_slack",
          "go_scavenger", "go_constant"]
 USERNS_ROOT = ["unshare", "--user", "--map-root-user"]
@@ -589,10 +594,12 @@ def main():
             if outs[0] != outs[1]:
                 fail("%s: two runs differ" % gate)
         run(args, [b("serial_due")])  # without the gate both run at once: "A" first (not checked)
-    elif c in ("serial_topup", "serial_futex"):
+    elif c in ("serial_topup", "serial_futex", "serial_wake"):
         if c == "serial_topup":
             gate, want = "--serialize", "events 2: a b\n"
             progs = [[b(p)] + more for p in ("serial_topup", "dynamic_serial_topup") for more in ([], ["untimed"])]
+        elif c == "serial_wake":
+            gate, want, progs = "--serialize-threads", "W\nP\n", [[b(c)], [b(c), "untimed"]]
         else:
             gate, want, progs = "--serialize-threads", "A\nB\n", [[b(c)]]
         for prog in progs:
@@ -606,7 +613,7 @@ def main():
                 fail("%s: got %r, want %r" % (" ".join(prog), outs[0], want))
             if outs[0] != outs[1]:
                 fail("%s: two runs differ" % " ".join(prog))
-        run(args, progs[0])  # without the gate: usually "events 1: a" / "B" first (not checked)
+        run(args, progs[0])  # without the gate: usually "events 1: a" / "B" / "P" first (not checked)
     elif c == "go_random":
         native = [subprocess.run([b("random")], capture_output=True, text=True, timeout=60).stdout for _ in range(2)]
         print("natively:\n" + "".join(native))
