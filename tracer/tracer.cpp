@@ -1040,6 +1040,8 @@ void Tracer::on_exec(pid_t tid) {
   end_wait(t);
   end_notify_sleeps_of(tid);  // the controller's, of the threads the exec ended
   t.notify_follow = false;
+  t.deferred_signal = 0;  // the old image's preemption: nothing of it is left to preempt
+  t.signal_redelivered = false;
   t.rank = 0;  // the main thread of the new image
   Process& p = processes_[tid] = Process{};
   p.executed = true;
