@@ -83,7 +83,8 @@ Result<std::unique_ptr<Outputs>> Outputs::open(const std::string& prefix) {
   std::unique_ptr<Outputs> o(new Outputs());
   o->jobs_path_ = prefix + "_jobs.csv";
   o->schedule_path_ = prefix + "_schedule.csv";
-  o->jobs_ = std::fopen(o->jobs_path_.c_str(), "w");
+  // "e": O_CLOEXEC, so the tree vtime run starts after opening it does not inherit it.
+  o->jobs_ = std::fopen(o->jobs_path_.c_str(), "we");
   if (o->jobs_ == nullptr)
     return Error{"cannot create output file '" + o->jobs_path_ + "': " + std::strerror(errno)};
   o->append(jobs_csv_header());
@@ -105,7 +106,7 @@ void Outputs::append(const std::string& line) {
 void Outputs::job_done(const JobRow& row) { append(jobs_csv_row(row)); }
 
 bool Outputs::write_schedule(const ScheduleStats& s) {
-  std::FILE* f = std::fopen(schedule_path_.c_str(), "w");
+  std::FILE* f = std::fopen(schedule_path_.c_str(), "we");
   bool ok = f != nullptr;
   if (ok) {
     std::string text = schedule_csv(s);

@@ -200,6 +200,20 @@ def run_timeout_processes(args):
     print("PASS")
 
 
+def run_own_fds(args):
+    """The scheduler `vtime run` starts inherits none of its output files (PREFIX_jobs.csv is
+    open before the scheduler starts: a scheduler, or any program it runs, could write into it)."""
+    with tempfile.TemporaryDirectory(prefix="vtime-broker-test-") as tmp:
+        prefix = os.path.join(tmp, "out")
+        cmd = [args.vtime, "run", "--hosts", "16", "-w", os.path.join(args.data, "wl20.json"), "-e", prefix, "-q", "--",
+               PY, TINY, "own_fds", "{endpoint}"]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        print(r.stderr)
+        if r.returncode != 0:
+            fail("exit status %d: %s" % (r.returncode, r.stderr.strip()[-500:]))
+    print("PASS")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("case", nargs="?")
@@ -208,7 +222,8 @@ def main():
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args()
     if args.list:
-        print("\n".join(list(INVALID) + list(SUPERVISION) + ["sigterm", "sim_limit", "timeout_processes", "start_timeout"]))
+        print("\n".join(list(INVALID) + list(SUPERVISION) + ["sigterm", "sim_limit", "timeout_processes", "start_timeout",
+                                                           "own_fds"]))
         return
     if args.case == "sigterm":
         run_sigterm(args)
@@ -218,6 +233,8 @@ def main():
         run_timeout_processes(args)
     elif args.case == "start_timeout":
         run_start_timeout(args)
+    elif args.case == "own_fds":
+        run_own_fds(args)
     else:
         run_case(args.case, args)
 

@@ -154,8 +154,28 @@ def decision_time(state, msg, now):
     return reply(later, [dict(e, timestamp=later) for e in state["fcfs"].decide(later)])
 
 
+def own_fds(state, msg, now):
+    """Plain FCFS that first checks it inherited none of the simulator's outputs (vtime run
+    opens PREFIX_jobs.csv before it starts the scheduler): exits 9 at once, naming them, if so."""
+    if not state.get("fds_checked"):
+        state["fds_checked"] = True
+        leaked = []
+        for fd in os.listdir("/proc/self/fd"):
+            try:
+                target = os.readlink("/proc/self/fd/" + fd)
+            except OSError:
+                continue  # the directory's own descriptor, closed by now
+            if target.endswith(("_jobs.csv", "_schedule.csv")):
+                leaked.append("%s -> %s" % (fd, target))
+        if leaked:
+            sys.stderr.write("own_fds: inherited %s\n" % ", ".join(leaked))
+            sys.stderr.flush()
+            os._exit(9)
+    return None
+
+
 BEHAVIOURS = dict(BAD, exec_busy=exec_busy, cml_after_end=cml_after_end, stall=stall,
-                  rejecter=rejecter, killer=killer, decision_time=decision_time, mute=None,
+                  rejecter=rejecter, killer=killer, decision_time=decision_time, own_fds=own_fds, mute=None,
                   die_midway=None, die_at_end=None)
 
 
