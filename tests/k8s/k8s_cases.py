@@ -35,6 +35,11 @@ def k8s_bin():
     return os.path.join(cache, "bin")
 
 
+def job_starts(prefix):
+    """Each job's start in PREFIX_jobs.csv, by job id."""
+    return {r["job_id"]: float(r["starting_time"]) for r in rows(read(prefix + "_jobs.csv"))}
+
+
 def contention_workload(path):
     """14 one-host jobs on 4 hosts with contention (jobs wait for a host to free), a job asking
     for two hosts (rejected: a Pod runs on one Node) and odd ids; the same bytes every time."""
@@ -359,7 +364,7 @@ def client_latency(c):
         "jobs": [{"id": str(i), "subtime": 1, "res": 1, "profile": "d5"} for i in (1, 2, 3)]}))
     for tag, latency, want in (("none", "0", (1.0, 1.0, 1.0)), ("spaced", "20ms", (1.0, 1.02, 1.04))):
         prefix, _ = c.vtime_k8s(wl, tag, hosts=3, bridge=exact + ("--client-latency", latency))
-        starts = {r["job_id"]: float(r["starting_time"]) for r in rows(read(prefix + "_jobs.csv"))}
+        starts = job_starts(prefix)
         got = tuple(starts[str(i)] for i in (1, 2, 3))
         check(all(abs(g - w) < 1e-6 for g, w in zip(got, want)),
               "%s: jobs 1-3 started at %s, expected %s" % (tag, got, want))
@@ -369,7 +374,7 @@ def client_latency(c):
                 [{"id": str(i), "subtime": 1, "res": 1, "profile": "d5"} for i in (2, 3, 4)]}))
     for tag, latency, first in (("freed-none", "0", "2"), ("freed-spaced", "20ms", "4")):
         prefix, _ = c.vtime_k8s(wl, tag, hosts=1, bridge=exact + ("--client-latency", latency))
-        starts = {r["job_id"]: float(r["starting_time"]) for r in rows(read(prefix + "_jobs.csv"))}
+        starts = job_starts(prefix)
         nxt = min(("2", "3", "4"), key=lambda j: starts[j])
         check(nxt == first, "%s: job %s took the Node job 1 freed, expected job %s (starts %s)" % (tag, nxt, first, starts))
         if latency != "0":
@@ -392,7 +397,7 @@ def loop_phase(c):
     for tag, bridge, want in (("default", ("--flush-drift", "0"), 4.5), ("quarter", ("--loop-phase", "250ms", "--flush-drift", "0"), 4.25),
                               ("drift", ("--flush-drift", "10ms"), 4.54)):
         prefix, _ = c.vtime_k8s(wl, tag, hosts=1, bridge=bridge + ("--etcd-sync-latency", "0", "--job-start-latency", "0"))
-        starts = {r["job_id"]: float(r["starting_time"]) for r in rows(read(prefix + "_jobs.csv"))}
+        starts = job_starts(prefix)
         check(abs(starts["1"] - 1.0) < 1e-6, "%s: job 1 started at %.6f, not at its submission" % (tag, starts["1"]))
         check(want - 0.0015 <= starts["2"] <= want + 1e-6, "%s: job 2 started at %.6f, expected a flush at %.3f"
               % (tag, starts["2"], want))
@@ -414,7 +419,7 @@ def latency_models(c):
     for who, what in (("kube-scheduler", "each write to descriptor 2 costs 1000000 ns, each sync 0 ns"),
                       ("etcd", "each write to descriptor -1 costs 0 ns, each sync 5000000 ns")):
         check(("(%s): %s" % (who, what)) in err, "vtime's tracer does not say that %s is charged: %s" % (who, what))
-    starts = {r["job_id"]: float(r["starting_time"]) for r in rows(read(prefix + "_jobs.csv"))}
+    starts = job_starts(prefix)
     check(1.010 <= starts["1"] < 1.5, "job 1 started at %.6f: not two 5 ms syncs after its submission" % starts["1"])
     check(starts["2"] >= starts["1"] + 2, "job 2 started at %.6f, before job 1 ended" % starts["2"])
     again, _ = c.vtime_k8s(wl, "sync-again", hosts=1, bridge=("--etcd-sync-latency", "5ms", "--attempt-cost", "1ms"))
