@@ -123,6 +123,12 @@ class Bridge {
   }
 
  private:
+  struct ClientOp {
+    long long asked_ns;  // CLOCK_MONOTONIC: when Batsim's event asked for it
+    bool deletion;       // delete the Pod named pod.name; else create pod
+    PodSpec pod;
+  };
+
   struct Job {
     std::string batsim_id;
     std::string pod;
@@ -143,7 +149,7 @@ class Bridge {
         items.push_back({nullptr, watch_->fd(), ZMQ_POLLIN, 0});
       }
       size_t timer_item = 0;
-      if (!delayed_.empty() || !creations_.empty()) {
+      if (!delayed_.empty() || !client_ops_.empty()) {
         timer_item = items.size();
         items.push_back({nullptr, timer_fd_, ZMQ_POLLIN, 0});
       }
@@ -164,7 +170,7 @@ class Bridge {
           throw Fail(kBridgeK8sFailed, std::string("the bridge's timer: ") + strerror(errno));
         }
         release_due();
-        create_due();
+        client_due();
       }
       if (items[0].revents & ZMQ_POLLIN) {
         zmq::message_t m;
@@ -216,6 +222,7 @@ class Bridge {
     // submitted), and the schedule would depend on which won.
     bool ends = false;
     try {
+      client_due();  // a request due at this very instant comes before this message's
       for (const Event& e : in->events) {
         if (auto* b = std::get_if<SimulationBegins>(&e.payload)) {
           start_cluster(*b);
@@ -232,6 +239,7 @@ class Bridge {
           ends = true;
         }
       }
+      if (!ends) client_due();  // the first of this message's requests, when the client is free
     } catch (const ApiError& e) {
       fail_k8s(e.what());
     } catch (const ClusterError& e) {
@@ -321,40 +329,55 @@ class Bridge {
     if (o_.submission_priority) pod.priority = kTopPriority - static_cast<int>(j.seq % kTopPriority);
     jobs_by_batsim_[s.job_id] = j.pod;
     jobs_[j.pod] = std::move(j);
-    const long long now = monotonic_ns();
-    if (o_.client_latency_ns <= 0 || (creations_.empty() && now >= next_creation_ns_)) {
-      if (o_.client_latency_ns > 0) next_creation_ns_ = now + o_.client_latency_ns;
-      cluster_->api().create_pod(pod);
-      return;
-    }
-    // The client is still busy with an earlier creation: this one waits its turn.
-    const long long due = std::max(now, next_creation_ns_);
-    next_creation_ns_ = due + o_.client_latency_ns;
-    creations_.push_back({due, std::move(pod)});
-    arm_timer();
+    client_request({monotonic_ns(), false, std::move(pod)});
   }
 
-  // The creations due by now (BridgeOptions::client_latency_ns), each a stimulus of its own.
-  void create_due() {
+  // --- the API client's requests (BridgeOptions::client_latency_ns) ---------------------------
+  // Without a latency each request is made at once (a stimulus of its own: the caller settles).
+  // With one, the client makes one request at a time, each that long, as a real client waits for
+  // each answer: requests wait their turn in the order a real client takes them (the one asked
+  // for earlier first; a deletion before a creation asked for at the same instant), and the first
+  // of a Batsim message's is made once the whole message is read (client_due).
+  void client_request(ClientOp op) {
+    if (o_.client_latency_ns <= 0) {
+      perform(op);
+      return;
+    }
+    auto at = std::find_if(client_ops_.begin(), client_ops_.end(), [&](const ClientOp& q) {
+      return q.asked_ns > op.asked_ns || (q.asked_ns == op.asked_ns && op.deletion && !q.deletion);
+    });
+    client_ops_.insert(at, std::move(op));
+  }
+
+  void perform(const ClientOp& op) {
+    if (op.deletion) {
+      cluster_->api().delete_pod(op.pod.name);
+    } else {
+      cluster_->api().create_pod(op.pod);
+    }
+  }
+
+  // The requests the client can make by now, each a stimulus of its own.
+  void client_due() {
+    if (client_ops_.empty()) return;
     const long long now = monotonic_ns();
-    bool any = false;
     try {
-      while (!creations_.empty() && creations_.front().due_ns <= now) {
-        cluster_->api().create_pod(creations_.front().pod);
-        creations_.pop_front();
+      while (!client_ops_.empty() && client_free_ns_ <= now) {
+        perform(client_ops_.front());
+        client_ops_.pop_front();
+        client_free_ns_ = now + o_.client_latency_ns;
         bridges::settle();
-        any = true;
       }
     } catch (const ApiError& e) {
       fail_k8s(e.what());
     }
-    if (any) arm_timer();
+    arm_timer();
   }
 
   void end_job(const std::string& batsim_id) {
     auto it = jobs_by_batsim_.find(batsim_id);
     if (it == jobs_by_batsim_.end()) return;
-    cluster_->api().delete_pod(it->second);
+    client_request({monotonic_ns(), true, PodSpec{it->second, 0, batsim_id, std::nullopt}});
     jobs_.erase(it->second);
     jobs_by_batsim_.erase(it);
   }
@@ -407,10 +430,10 @@ class Bridge {
       if (timer_fd_ < 0) throw Fail(kBridgeK8sFailed, std::string("timerfd_create: ") + strerror(errno));
     }
     itimerspec at{};
-    if (!delayed_.empty() || !creations_.empty()) {
+    if (!delayed_.empty() || !client_ops_.empty()) {
       long long due = LLONG_MAX;
       if (!delayed_.empty()) due = delayed_.front().due_ns;
-      if (!creations_.empty()) due = std::min(due, creations_.front().due_ns);
+      if (!client_ops_.empty()) due = std::min(due, client_free_ns_);
       at.it_value.tv_sec = static_cast<time_t>(due / 1'000'000'000LL);
       at.it_value.tv_nsec = static_cast<long>(due % 1'000'000'000LL);
     }
@@ -452,12 +475,8 @@ class Bridge {
     Event ev;
   };
   std::deque<Delayed> delayed_;  // starts not due yet, in due order
-  struct Creation {
-    long long due_ns;  // CLOCK_MONOTONIC
-    PodSpec pod;
-  };
-  std::deque<Creation> creations_;  // Pods the client has still to create, in due order
-  long long next_creation_ns_ = 0;  // when the client can make its next creation
+  std::deque<ClientOp> client_ops_;  // the client's requests not made yet, in the order it takes them
+  long long client_free_ns_ = 0;     // when the client can make its next request (CLOCK_MONOTONIC)
   int timer_fd_ = -1;
 };
 

@@ -49,10 +49,11 @@ struct BridgeOptions {
   // flush's drift below, a job started by a flush ends after the flush that many seconds later
   // when its seconds times the drift are less than this, as in a real cluster (docs/k8s.md).
   long long job_start_latency_ns = 15'000'000;
-  // What the API client takes per Pod creation (a request and its answer): the Pods due at one
-  // instant are created one after another, this far apart, the first at once, while the bridge
-  // answers Batsim at once (a job's end is heard between two creations, as a real client's
-  // deletion comes between its creations). 0: every Pod of an instant at that instant.
+  // What the API client takes per request (a creation or a deletion and its answer): the client
+  // makes one at a time, in the order they were asked for (a deletion before a creation asked for
+  // at the same instant), so the Pods due at one instant are created this far apart, the first at
+  // once, and a job's end waits behind the creations asked for before it, while the bridge answers
+  // Batsim at once. 0: every request at the instant it is asked for.
   long long client_latency_ns = 0;
   // Where kube-scheduler's one-second loops (the back-off queue's flush) fall in each second of
   // the workload: the bridge answers SIMULATION_BEGINS (the workload's time 0) this long before

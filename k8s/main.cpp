@@ -75,9 +75,10 @@ int main(int argc, char** argv) {
                                       "cluster takes from a Pod's creation to its client seeing it bound (docs/k8s.md)",
                                       "15ms");
   vtime::bridges::add_duration_option(app, "--client-latency", o.client_latency_ns,
-                                      "Virtual time the API client takes per Pod creation: Pods due at one instant "
-                                      "are created one after another this far apart, the first at once, as a real "
-                                      "client's requests each wait for the answer to the one before (docs/k8s.md)",
+                                      "Virtual time the API client takes per request: Pods due at one instant are "
+                                      "created one after another this far apart, the first at once, and a Pod's "
+                                      "deletion waits behind the creations asked for before it, as a real client's "
+                                      "requests each wait for the answer to the one before (docs/k8s.md)",
                                       "0", 1e10);
   vtime::bridges::add_duration_option(app, "--loop-phase", o.loop_phase_ns,
                                       "Where kube-scheduler's one-second loops (the back-off queue's flush) fall in each "
