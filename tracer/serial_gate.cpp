@@ -26,9 +26,15 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 
+#include <fcntl.h>
+#include <sched.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
+#include <cstdio>
+#include <cstring>
 
 namespace vtime::tracer {
 
@@ -124,6 +130,53 @@ void Tracer::on_held_stop(pid_t tid, Thread& t, bool exit) {
   if (!set_regs(tid, t.held_regs)) return;
   detail::notify_activity(seg_);
   resume(tid, sig);
+}
+
+// A descriptor that is ready when a thread adds it to an epoll set (or changes its events) wakes
+// the threads waiting on that set at once, in the kernel (ep_insert, ep_modify). The woken thread
+// takes its events when it runs, some real-time instant later, while the thread that added the
+// descriptor goes on: if that one removes the descriptor meanwhile (Go opens a /proc/sys file in
+// net.Listen, registers it with its poller, where such a file is always ready, reads and closes
+// it), the woken wait finds nothing and sleeps on, else it returns that one event; two runs of
+// kube-scheduler parted there (docs/k8s.md). So the thread that added it waits at its call's exit
+// until every woken poller of its process has taken its events (stopped at its exit, or asleep
+// again): what they return is then what the descriptor was at the epoll_ctl. The wake-up was
+// made inside the call: a woken thread's state reads 'R' from then on until it stops.
+namespace {
+
+// The thread's state letter (/proc/PID/task/TID/stat), 0 if it is gone.
+char thread_state(pid_t pid, pid_t tid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/task/%d/stat", static_cast<int>(pid), static_cast<int>(tid));
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[512];
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  const char* p = strrchr(buf, ')');  // the name may hold anything, ')' included
+  return p && p[1] == ' ' ? p[2] : 0;
+}
+
+}  // namespace
+
+void Tracer::settle_pollers(pid_t tid, const Thread& t) {
+  for (auto& [other, o] : threads_) {
+    if (other == tid || o.pid != t.pid || o.held) continue;
+    const bool timed_epoll = o.in_wait && (o.call.nr == SYS_epoll_wait || o.call.nr == SYS_epoll_pwait ||
+                                           o.call.nr == SYS_epoll_pwait2);
+    if (!timed_epoll && !(o.untimed_follow && o.untimed_epoll)) continue;
+    // Bounded: a thread that stays runnable for that long is not one such wake-up (logged).
+    const int64_t until = real_monotonic_ns() + 100'000'000;
+    char state = thread_state(t.pid, other);
+    while (state == 'R' && real_monotonic_ns() < until) {
+      sched_yield();
+      state = thread_state(t.pid, other);
+    }
+    VTIME_LOGF("tracer", state == 'R' ? LogLevel::kInfo : LogLevel::kDebug, "tid %d: epoll_ctl, poller %d %s",
+               static_cast<int>(tid), static_cast<int>(other), state == 'R' ? "still running after 100 ms" : "settled");
+  }
 }
 
 // An epoll wait's result was taken when the thread woke, at some real-time instant while the

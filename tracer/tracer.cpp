@@ -505,6 +505,15 @@ void Tracer::on_call(pid_t tid) {
     const bool futex_wait = nr == SYS_futex && r.r10 == 0 && ((r.rsi & 0x7f) == FUTEX_WAIT || (r.rsi & 0x7f) == FUTEX_WAIT_BITSET);
     const bool epoll_untimed = (nr == SYS_epoll_wait || nr == SYS_epoll_pwait) && static_cast<int>(r.r10) < 0;
     const bool direct_again = nr == SYS_futex && t.call.direct;
+    if (nr == SYS_epoll_ctl) {  // adds or changes a descriptor (trace_request.cpp, kEpollCtl)
+      t.ctl_follow = thread_turns();
+      if (t.ctl_follow) {
+        ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);
+      } else {
+        resume(tid);
+      }
+      return;
+    }
     if ((futex_wait || epoll_untimed || direct_again) && t.in_wait && in_call(r, t.call, tag_of(t.seq))) {
       // A rewritten timed wait, restarted after a signal: still the same wait.
       if (t.follow) {
@@ -518,6 +527,7 @@ void Tracer::on_call(pid_t tid) {
       const uint32_t gate = seg_.header.serial.load(std::memory_order_acquire);
       if (futex_wait ? gate == abi::kSerialThreads : gate != 0) {
         t.untimed_follow = true;
+        t.untimed_epoll = epoll_untimed;
         // With thread turns an untimed epoll wait that returns during an advance's step was
         // woken by the thread the step released (or from outside the tree): it waits for its
         // turn too (see the timed waits' exit below).
@@ -681,6 +691,16 @@ void Tracer::on_syscall_stop(pid_t tid) {
   }
   if (t.held) {
     on_held_stop(tid, t, info.op == PTRACE_SYSCALL_INFO_EXIT);
+    return;
+  }
+  if (t.ctl_follow) {
+    if (info.op == PTRACE_SYSCALL_INFO_EXIT) {
+      t.ctl_follow = false;
+      settle_pollers(tid, t);
+      resume(tid);
+    } else {
+      ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);
+    }
     return;
   }
   if (t.notify_follow) {

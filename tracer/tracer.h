@@ -72,6 +72,10 @@ class Tracer {
     // may go on: an epoll wait (release false) or, with thread turns, a futex wait (true).
     bool untimed_follow = false;
     bool untimed_release = false;
+    bool untimed_epoll = false;  // that wait is an epoll wait
+    // An epoll_ctl followed to its exit, where the process's pollers it woke settle first
+    // (settle_pollers).
+    bool ctl_follow = false;
     bool seen = false;  // it has stopped before (a new thread's first stop is held)
     // A signal stopped it inside a direct sleep (timed_call.h): it is followed to its next call,
     // which says whether the sleep restarted (restart_syscall) or ended with EINTR.
@@ -193,6 +197,10 @@ class Tracer {
   // held thread woken on serial_word (`release` true; only on its own turn).
   bool may_run(pid_t pid, pid_t tid, bool release) const;
   void put_to_sleep(pid_t tid, Thread& t);
+  // At the exit of thread `tid`'s epoll_ctl (thread turns): waits until every other thread of
+  // its process that waits in epoll and was woken meanwhile (a descriptor added ready wakes them
+  // in the kernel) has taken its events, before the thread goes on and may take them away.
+  void settle_pollers(pid_t tid, const Thread& t);
   // At the release of a held epoll wait: a second, non-blocking epoll_pwait into the rest of the
   // program's buffer, whose events join the held ones in t.held_regs (a signal stopping the
   // thread meanwhile lands in *sig).

@@ -13,6 +13,7 @@
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <stddef.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -323,6 +324,22 @@ constexpr sock_filter kFutexWaits[kFutexWaitLen] = {
     /* 9 kFutexWaitTrace */ stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
 };
 
+// With thread turns, epoll_ctl stops too when it adds or changes a descriptor (not a deletion):
+// one that is ready then wakes the process's poller in the kernel, and what the poller's wait
+// returns must not depend on how far the calling thread got meanwhile (tracer/serial_gate.cpp,
+// settle_pollers).
+enum : uint8_t { kCtlAllow = 6, kCtlTrace = 7, kCtlLen = 8 };
+constexpr sock_filter kEpollCtl[kCtlLen] = {
+    /* 0 */ stmt(kLd, kArchOff),
+    /* 1 */ jump(1, BPF_JEQ, AUDIT_ARCH_X86_64, 2, kCtlAllow),
+    /* 2 */ stmt(kLd, kNrOff),
+    /* 3 */ jump(3, BPF_JEQ, SYS_epoll_ctl, 4, kCtlAllow),
+    /* 4 */ stmt(kLd, arg_lo(1)),
+    /* 5 */ jump(5, BPF_JEQ, EPOLL_CTL_DEL, kCtlAllow, kCtlTrace),
+    /* 6 kCtlAllow */ stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    /* 7 kCtlTrace */ stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
+};
+
 // The notify filter (notify_filter()): clock_nanosleep on the clocks a sleep may use that vtime
 // virtualises goes to the controller (SECCOMP_RET_USER_NOTIF); everything else is left to the
 // filters below it. The alarm clocks (which need CAP_WAKE_ALARM) and CPU-time clocks stay the
@@ -432,6 +449,7 @@ int install_trace_filter(uint32_t serial, const ChargedCalls& charged) {
   if (r == 0) r = install_filter(kRandom, kRandomLen);
   if (r == 0 && serial != 0) r = install_filter(kUntimedEpoll, kUntimedLen);
   if (r == 0 && serial == abi::kSerialThreads) r = install_filter(kFutexWaits, kFutexWaitLen);
+  if (r == 0 && serial == abi::kSerialThreads) r = install_filter(kEpollCtl, kCtlLen);
   if (r == 0 && charged.any()) {
     // Charged calls (charged_calls): the writes to one descriptor, fsync and fdatasync stop; on
     // the stack, as the rest. An uncharged kind jumps to kChargeAllow.

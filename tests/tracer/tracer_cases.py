@@ -95,6 +95,11 @@ and static_timers (statically linked C programs).
                         that another thread of its process ends during an advance's step waits
                         for its turn: the waker (released by the advance) computes and prints
                         first, "W" then "P", twice the same;
+  serial_ctl            --serialize-threads, static C: a descriptor added ready to the epoll set
+                        another thread of its process waits on (timed, then untimed), then
+                        removed at once: the waiting thread gets its event every time (the adding
+                        thread waits at its epoll_ctl's exit until the woken wait has taken it),
+                        held for its turn, "W" then "P 1", twice the same;
   go_syscall_timers     a Go program's timers while one of its goroutines blocks in a system call
                         (os/exec's wait under a context timeout, AfterFunc during a child's run,
                         syscall.Nanosleep, a blocking pipe read another goroutine's timer ends;
@@ -165,7 +170,7 @@ CASES = ["go_static", "go_cgo", "go_unprivileged", "go_via_shell", "go_spawns", 
          "static_proc", "static_direct", "exec_thread", "static_timers", "go_raw_timers",
          "real_timeout", "etcd", "kill_vtime", "settime_static", "settime_dynamic", "settime_go", "go_spin_real",
          "serial_gate", "serial_gate_go", "serial_gate_dynamic", "serial_threads", "serial_topup", "serial_futex", "serial_due",
-         "serial_wake",
+         "serial_wake", "serial_ctl",
          "go_random", "go_random_patch", "go_syscall_timers", "serial_spawn", "write_cost", "held_call", "timer_slack",
          "go_scavenger", "go_constant"]
 USERNS_ROOT = ["unshare", "--user", "--map-root-user"]
@@ -594,12 +599,18 @@ def main():
             if outs[0] != outs[1]:
                 fail("%s: two runs differ" % gate)
         run(args, [b("serial_due")])  # without the gate both run at once: "A" first (not checked)
-    elif c in ("serial_topup", "serial_futex", "serial_wake"):
+    elif c in ("serial_topup", "serial_futex", "serial_wake", "serial_ctl"):
         if c == "serial_topup":
             gate, want = "--serialize", "events 2: a b\n"
             progs = [[b(p)] + more for p in ("serial_topup", "dynamic_serial_topup") for more in ([], ["untimed"])]
         elif c == "serial_wake":
             gate, want, progs = "--serialize-threads", "W\nP\n", [[b(c)], [b(c), "untimed"]]
+        elif c == "serial_ctl":
+            # Both threads on one cpu, the poller at the lowest priority (serial_ctl.c): without
+            # the wait at epoll_ctl's exit, the timed variant printed "P 0" and the untimed one
+            # hung in 10 of 12 runs.
+            pin = ["taskset", "-c", str(min(os.sched_getaffinity(0)))]
+            gate, want, progs = "--serialize-threads", "W\nP 1\n", [pin + [b(c)], pin + [b(c), "untimed"]]
         else:
             gate, want, progs = "--serialize-threads", "A\nB\n", [[b(c)]]
         for prog in progs:
