@@ -63,8 +63,10 @@ struct BridgeOptions {
   // references best (docs/k8s.md, "Validation against an independent reference").
   long long loop_phase_ns = 500'000'000;
   // Virtual time each scheduling attempt costs kube-scheduler, charged at the line it logs
-  // (ClusterOptions::attempt_cost_ns). 0: none.
-  long long attempt_cost_ns = 0;
+  // (ClusterOptions::attempt_cost_ns). 0: none. The default since session 46 (docs/k8s.md): a
+  // back-off that ends at the very instant of the event that frees a Node no longer decides who
+  // gets it, as a scheduling cycle's own time decides in a real cluster.
+  long long attempt_cost_ns = 100'000;
   // Virtual time each durable write of etcd takes (ClusterOptions::sync_latency_ns). 0: none. Every
   // write through the API server waits for one, so the events that follow a write come later, as
   // on a real control plane: the default, with the phase above (docs/k8s.md).

@@ -392,7 +392,7 @@ def loop_phase(c):
     """--loop-phase and --flush-drift: a Pod that waits out its back-off starts at a flush of
     kube-scheduler's back-off queue, which falls that far into a second of the workload (its middle
     by default), to within the millisecond at which the bridge sees the scheduler start (no sync
-    latency here: the Pod's binding would come that much later); with each flush 10 ms later than
+    latency or attempt cost here: the Pod's binding would come that much later); with each flush 10 ms later than
     a second after the one before (--flush-drift 10ms; the default, 1 ms, is left out for the
     exact phases), the fifth flush of the workload comes 40 ms late."""
     wl = c.write("phase.json", json.dumps({"nb_res": 1, "profiles": {"d2": {"type": "delay", "delay": 2},
@@ -403,7 +403,7 @@ def loop_phase(c):
     # while job 2 still backs off: it starts at the first flush after 4 s.
     for tag, bridge, want in (("default", ("--flush-drift", "0"), 4.5), ("quarter", ("--loop-phase", "250ms", "--flush-drift", "0"), 4.25),
                               ("drift", ("--flush-drift", "10ms"), 4.54)):
-        prefix, _ = c.vtime_k8s(wl, tag, hosts=1, bridge=bridge + ("--etcd-sync-latency", "0", "--job-start-latency", "0"))
+        prefix, _ = c.vtime_k8s(wl, tag, hosts=1, bridge=bridge + ("--etcd-sync-latency", "0", "--job-start-latency", "0", "--attempt-cost", "0"))
         starts = job_starts(prefix)
         check(abs(starts["1"] - 1.0) < 1e-6, "%s: job 1 started at %.6f, not at its submission" % (tag, starts["1"]))
         check(want - 0.0015 <= starts["2"] <= want + 1e-6, "%s: job 2 started at %.6f, expected a flush at %.3f"
