@@ -16,6 +16,7 @@
 
 #include "inferior.h"
 
+#include <vtime/internal/proc_reader.h>
 #include <vtime/internal/serial_gate.h>
 #include <vtime/internal/waits.h>
 
@@ -26,15 +27,12 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 
-#include <fcntl.h>
 #include <sched.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
-#include <cstdio>
-#include <cstring>
+#include <string>
 
 namespace vtime::tracer {
 
@@ -146,17 +144,10 @@ namespace {
 
 // The thread's state letter (/proc/PID/task/TID/stat), 0 if it is gone.
 char thread_state(pid_t pid, pid_t tid) {
-  char path[64];
-  snprintf(path, sizeof path, "/proc/%d/task/%d/stat", static_cast<int>(pid), static_cast<int>(tid));
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  char buf[512];
-  ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0) return 0;
-  buf[n] = 0;
-  const char* p = strrchr(buf, ')');  // the name may hold anything, ')' included
-  return p && p[1] == ' ' ? p[2] : 0;
+  const std::string stat =
+      detail::ProcReader::read_small("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat");
+  const size_t close = stat.rfind(')');  // the name may hold anything, ')' included
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 1] == ' ' ? stat[close + 2] : 0;
 }
 
 }  // namespace
