@@ -16,7 +16,6 @@
 
 #include "inferior.h"
 
-#include <vtime/internal/proc_reader.h>
 #include <vtime/internal/serial_gate.h>
 #include <vtime/internal/waits.h>
 
@@ -32,7 +31,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
-#include <string>
 
 namespace vtime::tracer {
 
@@ -140,18 +138,6 @@ void Tracer::on_held_stop(pid_t tid, Thread& t, bool exit) {
 // until every woken poller of its process has taken its events (stopped at its exit, or asleep
 // again): what they return is then what the descriptor was at the epoll_ctl. The wake-up was
 // made inside the call: a woken thread's state reads 'R' from then on until it stops.
-namespace {
-
-// The thread's state letter (/proc/PID/task/TID/stat), 0 if it is gone.
-char thread_state(pid_t pid, pid_t tid) {
-  const std::string stat =
-      detail::ProcReader::read_small("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat");
-  const size_t close = stat.rfind(')');  // the name may hold anything, ')' included
-  return close != std::string::npos && close + 2 < stat.size() && stat[close + 1] == ' ' ? stat[close + 2] : 0;
-}
-
-}  // namespace
-
 void Tracer::settle_pollers(pid_t tid, const Thread& t) {
   for (auto& [other, o] : threads_) {
     if (other == tid || o.pid != t.pid || o.held) continue;
@@ -160,10 +146,10 @@ void Tracer::settle_pollers(pid_t tid, const Thread& t) {
     if (!timed_epoll && !(o.untimed_follow && o.untimed_epoll)) continue;
     // Bounded: a thread that stays runnable for that long is not one such wake-up (logged).
     const int64_t until = real_monotonic_ns() + 100'000'000;
-    char state = thread_state(t.pid, other);
+    char state = proc_.thread_state(t.pid, other);
     while (state == 'R' && real_monotonic_ns() < until) {
       sched_yield();
-      state = thread_state(t.pid, other);
+      state = proc_.thread_state(t.pid, other);
     }
     VTIME_LOGF("tracer", state == 'R' ? LogLevel::kInfo : LogLevel::kDebug, "tid %d: epoll_ctl, poller %d %s",
                static_cast<int>(tid), static_cast<int>(other), state == 'R' ? "still running after 100 ms" : "settled");

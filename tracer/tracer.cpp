@@ -228,6 +228,7 @@ void Tracer::forget(pid_t tid) {
   pid_t pid = it->second.pid;
   bool held = it->second.held;
   threads_.erase(it);
+  proc_.forget_thread(tid);
   if (held) publish_held();
   timers_.forget_thread(tid);
   if (pid == tid) {

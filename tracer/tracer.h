@@ -18,6 +18,7 @@
 #include "timed_call.h"
 #include "timers.h"
 
+#include <vtime/internal/proc_reader.h>
 #include <vtime/internal/trace_request.h>
 #include <vtime/session.h>
 
@@ -227,6 +228,7 @@ class Tracer {
   abi::Segment& seg_;
   std::string segment_path_;
   std::unordered_map<pid_t, Thread> threads_;
+  detail::ProcReader proc_;  // threads' state letters (settle_pollers); a thread's fds go at its forget
   std::unordered_map<pid_t, Process> processes_;
   Timers timers_;
   int64_t spin_until_ns_ = 0;  // real time until which run() polls instead of sleeping

@@ -92,6 +92,13 @@ void ProcReader::prune(const std::unordered_set<pid_t>& live_tids, const std::un
   }
 }
 
+void ProcReader::forget_thread(pid_t tid) {
+  auto it = fds_.find(tid);
+  if (it == fds_.end()) return;
+  close_thread(it->second);
+  fds_.erase(it);
+}
+
 std::string ProcReader::read_small(const std::string& path) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return {};

@@ -84,6 +84,8 @@ class ProcReader {
   // Closes the cached descriptors of threads not in `live_tids` and of processes not in
   // `live_pids`.
   void prune(const std::unordered_set<pid_t>& live_tids, const std::unordered_set<pid_t>& live_pids);
+  // Closes the cached descriptors of one thread that is gone (a caller that learns of each exit).
+  void forget_thread(pid_t tid);
   // State letter of a process ('Z' zombie), or 0 when it does not exist (opens the file anew).
   static char process_state(pid_t pid, uint64_t* start_time = nullptr, pid_t* ppid = nullptr);
   static std::string read_small(const std::string& path);
