@@ -36,8 +36,10 @@ struct BridgeOptions {
   std::vector<std::string> component_env;  // NAME=VALUE for the components (component_env.h)
   int node_cpus = 1;                // each Node's cpu capacity
   // Pods get priorities decreasing with submission order (preemptionPolicy Never), so the
-  // scheduler's queue never holds two Pods it cannot order (docs/k8s.md, Determinism).
-  bool submission_priority = true;
+  // scheduler's queue never holds two Pods it cannot order (docs/k8s.md, Determinism). Off by
+  // default: priority 0, as a real cluster's Pods, whose queue order (each Pod's last attempt)
+  // the attempt cost makes deterministic.
+  bool submission_priority = false;
   // Jobs due at one instant become Pods in the numeric order of their ids, as a script replaying
   // a trace creates them (bridges/job_order.h); false: in Batsim's order (string order of ids).
   bool natural_order = true;

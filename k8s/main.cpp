@@ -55,13 +55,14 @@ int main(int argc, char** argv) {
   app.add_option("--node-cpus", o.node_cpus, "Each Node's cpu capacity (a Batsim host is one Node)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  std::string priority = "submission";
+  std::string priority = "none";
   app.add_option("--pod-priority", priority,
-                 "submission: Pods get priorities decreasing with submission order (never preempting), so the "
-                 "scheduler's queue orders Pods that became schedulable at the same virtual instant by submission, "
-                 "identically in every run; none: every Pod has priority 0, as in a cluster without "
-                 "PriorityClasses, and kube-scheduler orders such ties by Go's randomized map iteration (schedules "
-                 "then vary from run to run; docs/k8s.md)")
+                 "none: every Pod has priority 0, as in a cluster without PriorityClasses; kube-scheduler's queue "
+                 "then orders waiting Pods by their last attempt, as a real one does, and --attempt-cost keeps "
+                 "those instants distinct (with --attempt-cost 0, Pods that fail at one instant tie and Go's "
+                 "randomized map order breaks the tie: runs may differ); submission: Pods get priorities "
+                 "decreasing with submission order (never preempting), so the queue is first-submitted first, "
+                 "identically in every run whatever the costs (docs/k8s.md)")
       ->check(CLI::IsMember({"submission", "none"}))
       ->capture_default_str();
   std::string order = "natural";
@@ -152,6 +153,12 @@ int main(int argc, char** argv) {
   o.serialize = serial != "off";
   o.serialize_threads = serial == "threads";
   o.private_network = network == "private";
+  if (!o.submission_priority && o.attempt_cost_ns <= 0) {
+    std::fprintf(stderr,
+                 "vtime-k8s: warning: --pod-priority none with --attempt-cost 0: Pods that fail at one virtual "
+                 "instant tie in kube-scheduler's queue, and Go's randomized map order breaks the tie (runs may "
+                 "differ; docs/k8s.md)\n");
+  }
   if (check_only) return 0;
   if (o.dir.empty()) {
     std::fprintf(stderr, "vtime-k8s: give --dir DIR (or run it under `vtime run -e PREFIX`)\n");
