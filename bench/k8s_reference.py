@@ -203,8 +203,9 @@ class Watch(threading.Thread):
 class Cluster:
     """etcd, kube-apiserver and kube-scheduler in real time, in directory d."""
 
-    def __init__(self, d, bin_dir, etcd, sched_conf, hosts, cpus):
+    def __init__(self, d, bin_dir, etcd, sched_conf, hosts, cpus, sched_v=2):
         self.d, self.bin, self.etcd, self.sched_conf, self.hosts, self.cpus = d, bin_dir, etcd, sched_conf, hosts, cpus
+        self.sched_v = sched_v
         self.procs = []
 
     def spawn(self, name, argv):
@@ -272,7 +273,8 @@ class Cluster:
         with open(os.path.join(self.d, "scheduler-config.yaml"), "w") as f:
             f.write(scheduler_config(self.sched_conf, "127.0.0.1:%d" % health))
         self.spawn("kube-scheduler", [os.path.join(self.bin, "kube-scheduler"), "--config=scheduler-config.yaml",
-                                      "--secure-port=%d" % sched, "--bind-address=127.0.0.1", "--v=2"])
+                                      "--secure-port=%d" % sched, "--bind-address=127.0.0.1",
+                                      "--v=%d" % self.sched_v])
 
         def healthy():
             with urllib.request.urlopen("http://127.0.0.1:%d/healthz" % health, timeout=2) as r:
@@ -295,7 +297,7 @@ def start_cluster(d, bin_dir, a, hosts):
     program may take one meanwhile: such a start is tried again with other ports (twice)."""
     for attempt in range(3):
         c = Cluster(os.path.join(d, "try%d" % attempt) if attempt else d, bin_dir, a.etcd, a.scheduler_config, hosts,
-                    a.node_cpus)
+                    a.node_cpus, a.scheduler_v)
         os.makedirs(c.d, exist_ok=True)
         try:
             c.start()
@@ -396,6 +398,10 @@ def main():
     ap.add_argument("--hosts", type=int, default=0, help="Nodes (default: the workload's nb_res)")
     ap.add_argument("--node-cpus", type=int, default=1, help="each Node's cpus (default 1)")
     ap.add_argument("--etcd", default=shutil.which("etcd") or "etcd", help="etcd's executable")
+    ap.add_argument("--scheduler-v", type=int, default=2, choices=range(0, 11), metavar="N",
+                    help="the real kube-scheduler's log verbosity (default 2, as vtime-k8s's; with --keep, 3 logs "
+                         "each attempt and each Pod event, what decides which Pod takes a freed Node; a higher one "
+                         "slows the real scheduler down)")
     a = ap.parse_args()
     bin_dir = k8s_bin_dir()
     if not bin_dir:
