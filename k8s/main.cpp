@@ -93,8 +93,9 @@ int main(int argc, char** argv) {
       });
   vtime::bridges::add_duration_option(app, "--attempt-cost", o.attempt_cost_ns,
                                       "Virtual time each scheduling attempt costs kube-scheduler, charged at the line it "
-                                      "logs for it (at --v=2: one per failed attempt and per binding), so that attempts "
-                                      "at one instant follow each other as in a real cluster (docs/k8s.md); 0 for none",
+                                      "logs for it (one per failed attempt and per binding, at any --v; its other lines "
+                                      "cost nothing), so that attempts at one instant follow each other as in a real "
+                                      "cluster (docs/k8s.md); 0 for none",
                                       "100us", 1e10);
   vtime::bridges::add_duration_option(app, "--etcd-sync-latency", o.sync_latency_ns,
                                       "Virtual time each fsync of etcd takes: what its disk takes to make a write "

@@ -475,9 +475,13 @@ void Tracer::read_charges(pid_t pid, Process& p) {
   for (auto& v : vars) envp.push_back(v.c_str());
   envp.push_back(nullptr);
   p.charges = detail::charged_calls(envp.data());
+  p.write_match = p.charges.write_match != nullptr ? p.charges.write_match : "";
+  p.charges.write_match = nullptr;  // pointed into `vars`
   if (p.charges.any()) {
-    VTIME_LOGF("tracer", LogLevel::kInfo, "pid %d (%s): each write to descriptor %d costs %lld ns, each sync %lld ns",
-               static_cast<int>(pid), comm_of(pid).c_str(), p.charges.write_fd, static_cast<long long>(p.charges.write_ns),
+    VTIME_LOGF("tracer", LogLevel::kInfo,
+               "pid %d (%s): each write to descriptor %d%s%s%s costs %lld ns, each sync %lld ns", static_cast<int>(pid),
+               comm_of(pid).c_str(), p.charges.write_fd, p.write_match.empty() ? "" : " containing '",
+               p.write_match.c_str(), p.write_match.empty() ? "" : "'", static_cast<long long>(p.charges.write_ns),
                static_cast<long long>(p.charges.sync_ns));
   }
 }
@@ -566,8 +570,14 @@ void Tracer::on_call(pid_t tid) {
     // Only processes with charged calls stop at these (trace_request.h, charged_calls).
     Process& p = processes_[t.pid];
     if (!p.charges_read) read_charges(t.pid, p);
-    const int64_t cost = nr == SYS_write ? (static_cast<int>(r.rdi) == p.charges.write_fd ? p.charges.write_ns : 0)
-                                         : p.charges.sync_ns;
+    int64_t cost = nr == SYS_write ? (static_cast<int>(r.rdi) == p.charges.write_fd ? p.charges.write_ns : 0)
+                                   : p.charges.sync_ns;
+    if (nr == SYS_write && cost > 0 && !t.charge_paid && !p.write_match.empty()) {
+      // Only the lines that stand for a step (VTIME_WRITE_MATCH): a more verbose log costs no more.
+      char head[detail::kWriteMatchBytes];
+      const size_t n = std::min<size_t>(r.rdx, sizeof head);
+      if (n == 0 || !read_mem(t.pid, r.rsi, head, n) || !detail::write_matches(p.write_match.c_str(), head, n)) cost = 0;
+    }
     if (t.charge_paid || cost <= 0) {
       t.charge_paid = false;  // the call whose charge was paid, or one that costs nothing
       resume(tid);

@@ -124,7 +124,8 @@ class Tracer {
     // Its charged calls (trace_request.h, charged_calls), read from its environment at the first
     // stop of one.
     bool charges_read = false;
-    detail::ChargedCalls charges;
+    detail::ChargedCalls charges;  // its write_match pointed into a copy of the environment: see below
+    std::string write_match;       // VTIME_WRITE_MATCH (trace_request.h): empty, every write is charged
   };
 
   pid_t next_event(int* status);

@@ -426,6 +426,7 @@ ChargedCalls charged_calls(const char* const* envp) {
     if (parse_number(v, 1 << 20, &fd) && *v++ == ':' && parse_number(v, kMaxCostNs, &ns) && *v == 0 && ns > 0) {
       c.write_fd = static_cast<int>(fd);
       c.write_ns = ns;
+      c.write_match = env_value(envp, kWriteMatchEnv);
     }
   }
   if (const char* v = env_value(envp, kSyncCostEnv)) {
@@ -433,6 +434,21 @@ ChargedCalls charged_calls(const char* const* envp) {
     if (parse_number(v, kMaxCostNs, &ns) && *v == 0) c.sync_ns = ns;
   }
   return c;
+}
+
+bool write_matches(const char* match, const char* data, size_t n) {
+  for (const char* m = match; *m != 0;) {
+    size_t len = 0;
+    while (m[len] != 0 && m[len] != '|') ++len;
+    if (len > 0 && len <= n) {
+      for (size_t i = 0; i + len <= n; ++i) {
+        if (std::memcmp(data + i, m, len) == 0) return true;
+      }
+    }
+    m += len;
+    if (*m == '|') ++m;
+  }
+  return false;
 }
 
 int install_trace_filter(uint32_t serial, const ChargedCalls& charged) {

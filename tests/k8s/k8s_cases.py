@@ -418,8 +418,9 @@ def queue_order(c):
     the back-off flush of 51.5 s, job 27 (submitted at 51 s) at its own submission; when job 8's
     Node frees at 56 s, job 27 takes it, as in 4 of the 5 real runs made of that workload, and
     job 21 waits until 74 s. Two runs give the same _jobs.csv (the attempt cost keeps the
-    attempts' instants, the queue's keys, distinct). With --pod-priority submission the queue is
-    first-submitted first: job 21 takes that Node."""
+    attempts' instants, the queue's keys, distinct), and so does a run with kube-scheduler's log at
+    --v=4 (only the lines that stand for an attempt are charged). With --pod-priority submission
+    the queue is first-submitted first: job 21 takes that Node."""
     wl = os.path.join(REFERENCES, "k8s9.json")
     texts = []
     for tag in ("priority0", "priority0-again"):
@@ -430,6 +431,13 @@ def queue_order(c):
               "%s: job 27 started at %.6f, job 21 at %.6f: not job 27 first at 56 s (the older last "
               "attempt)" % (tag, starts["27"], starts["21"]))
     check(texts[0] == texts[1], "two runs with priority 0 differ:\n%s\n---\n%s" % (texts[0], texts[1]))
+    # A more verbose log (each attempt and event logged) changes nothing but the log: only the lines
+    # that stand for an attempt are charged --attempt-cost.
+    prefix, _ = c.vtime_k8s(wl, "verbose", hosts=8, bridge=("--scheduler-flag=--v=4",))
+    log = read(prefix + "_k8s/log/kube-scheduler.log")
+    check("Attempting to schedule pod" in log, "kube-scheduler at --v=4 did not log its attempts")
+    check(read(prefix + "_jobs.csv") == texts[0], "kube-scheduler at --v=4 scheduled otherwise than at --v=2:\n%s\n---\n%s"
+          % (texts[0], read(prefix + "_jobs.csv")))
     prefix, _ = c.vtime_k8s(wl, "submission", hosts=8, bridge=("--pod-priority", "submission"))
     starts = job_starts(prefix)
     check(56.0 <= starts["21"] < 56.1 and starts["27"] > 60,
@@ -441,7 +449,7 @@ def latency_models(c):
     """--etcd-sync-latency and --attempt-cost: with every fsync of etcd taking 5 ms, a job on a
     free Node starts later than its submission by at least the two durable writes of its Pod's
     creation and binding (and well under a second), and the tracer charges exactly
-    kube-scheduler's log and etcd's syncs; with every scheduling attempt costing 1 ms at its log
+    kube-scheduler's attempt lines and etcd's syncs; with every scheduling attempt costing 1 ms at its log
     line (alone), the two failed attempts of a Pod that finds no Node are logged at least 1 ms
     apart (they share one instant without it), twice the same _jobs.csv; with the sync latency
     too."""
@@ -450,7 +458,8 @@ def latency_models(c):
                  {"id": "2", "subtime": 1, "res": 1, "profile": "d2"}]}))
     env = dict(os.environ, VTIME_LOG="tracer=info")  # the tracer names each charged process
     prefix, err = c.vtime_k8s(wl, "sync", hosts=1, bridge=("--etcd-sync-latency", "5ms", "--attempt-cost", "1ms"), env=env)
-    for who, what in (("kube-scheduler", "each write to descriptor 2 costs 1000000 ns, each sync 0 ns"),
+    for who, what in (("kube-scheduler", "each write to descriptor 2 containing 'Unable to schedule|Error scheduling "
+                                         "pod|Successfully bound pod' costs 1000000 ns, each sync 0 ns"),
                       ("etcd", "each write to descriptor -1 costs 0 ns, each sync 5000000 ns")):
         check(("(%s): %s" % (who, what)) in err, "vtime's tracer does not say that %s is charged: %s" % (who, what))
     starts = job_starts(prefix)

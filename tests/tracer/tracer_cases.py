@@ -127,8 +127,9 @@ and static_timers (statically linked C programs).
                         to stdout none, and its 3 ms ticker ticks 6 times meanwhile (a charge is a
                         system call to Go: its sysmon hands the processor on);
                         VTIME_SYNC_COST=2000000: its 3 fsyncs take 6 ms, and the ticker ticks
-                        twice meanwhile; twice the same each; without the variables no time
-                        passes; a malformed value charges nothing; without thread turns the same
+                        twice meanwhile; twice the same each; with VTIME_WRITE_MATCH=|line 1||nowhere
+                        only the 11 lines that contain 'line 1' pay (11 ms, 3 ticks); without the
+                        variables no time passes; a malformed value charges nothing; without thread turns the same
                         charges (the ticker then runs when its threads' races let it).
   held_call             VTIME_SYNC_COST=2000000, a static Go program that starts a goroutine and
                         then fsyncs, five times, with a thread in its network poller (a timer an
@@ -440,6 +441,10 @@ def main():
             os.environ["VTIME_WRITE_COST"] = value
             twice(args, [b("write_cost")], free, extra=threads, timeout=60)
         del os.environ["VTIME_WRITE_COST"]
+        # VTIME_WRITE_MATCH: only the lines containing one of its texts pay ("line 1", "line 10" to
+        # "line 19": 11 of the 20; empty texts and one found nowhere change nothing).
+        twice(args, ["env", "VTIME_WRITE_COST=2:1000000", "VTIME_WRITE_MATCH=|line 1||nowhere", b("write_cost")],
+              out + "stderr 11000 us, stdout 0 us, ticks 3; sync 0 us\n", extra=threads, timeout=60)
         # Without them, the charges are the same; the ticker's goroutine runs when it may.
         for env, want in (("VTIME_WRITE_COST=2:1000000", "stderr 20000 us, stdout 0 us"), ("VTIME_SYNC_COST=2000000", "sync 6000 us")):
             r = run(args, ["env", env, b("write_cost")], timeout=60)

@@ -37,13 +37,19 @@ int request_trace(abi::Segment& seg);
 // Charged calls: system calls of a traced program that cost it virtual time, named in its
 // environment, and charged by the tracer before the call runs (tracer/timed_call.h, charge):
 //   VTIME_WRITE_COST=FD:NS  each write() to descriptor FD (a program's log: a line per step it takes)
+//   VTIME_WRITE_MATCH=A|B   with VTIME_WRITE_COST: only the writes whose first kWriteMatchBytes
+//                           bytes contain A or B are charged (the lines that stand for a step,
+//                           whatever else a more verbose log writes)
 //   VTIME_SYNC_COST=NS      each fsync() and fdatasync() (a disk's write latency: etcd's WAL)
 // A malformed or zero value charges nothing.
 inline constexpr const char* kWriteCostEnv = "VTIME_WRITE_COST";
+inline constexpr const char* kWriteMatchEnv = "VTIME_WRITE_MATCH";
 inline constexpr const char* kSyncCostEnv = "VTIME_SYNC_COST";
+inline constexpr size_t kWriteMatchBytes = 512;
 struct ChargedCalls {
   int write_fd = -1;  // set only with a cost
   int64_t write_ns = 0;
+  const char* write_match = nullptr;  // VTIME_WRITE_MATCH's value, inside envp; null: every write
   int64_t sync_ns = 0;
   bool writes() const { return write_fd >= 0; }
   bool syncs() const { return sync_ns > 0; }
@@ -51,6 +57,9 @@ struct ChargedCalls {
 };
 // From `envp`. Async-signal-safe (no allocation): a forked child calls it before its exec.
 ChargedCalls charged_calls(const char* const* envp);
+// Whether `data` (a write's first bytes) contains one of the '|'-separated texts of `match`
+// (VTIME_WRITE_MATCH); empty texts match nothing.
+bool write_matches(const char* match, const char* data, size_t n);
 
 // Installs the seccomp filter that stops the calling thread (and everything it executes or
 // forks) on timed waits for the tracer. Sets no_new_privs first unless the thread has
