@@ -440,11 +440,7 @@ bool write_matches(const char* match, const char* data, size_t n) {
   for (const char* m = match; *m != 0;) {
     size_t len = 0;
     while (m[len] != 0 && m[len] != '|') ++len;
-    if (len > 0 && len <= n) {
-      for (size_t i = 0; i + len <= n; ++i) {
-        if (std::memcmp(data + i, m, len) == 0) return true;
-      }
-    }
+    if (len > 0 && memmem(data, n, m, len) != nullptr) return true;
     m += len;
     if (*m == '|') ++m;
   }
