@@ -18,7 +18,10 @@ measure reality's own spread.
 With --vtime, the same workload also goes through `vtime k8s` with its default options (twice: the
 runs must be identical), and every job's start is compared with the median of the real runs: a
 job passes when it is within max(1 s, the real runs' spread) of that median (issue 41's
-acceptance).
+acceptance). It also prints where each run's back-off flush (kube-scheduler's one-second loop)
+fell in the second, read from the jobs it started, and the vtime-k8s --loop-phase that puts
+vtime's at the real runs' median when it is more than 0.1 s away: the phase of a real cluster is
+wherever its start left it, so a job off by a flush may be the phase, not the model.
 
 usage: k8s_reference.py -w WORKLOAD [--scheduler-config FILE] [--runs N] [--vtime PATH] [--keep DIR]
        [--out FILE.json] [--real-from FILE.json] [--csv FILE] [--plot FILE.png] [--bridge-arg ARG] [--vtime-arg ARG]
@@ -310,6 +313,81 @@ def start_cluster(d, bin_dir, a, hosts):
     return None
 
 
+def flush_phase(run, subtimes, window=0.2, latency=0.015):
+    """Where a run's back-off flush fell in each second, read from the jobs it started. `run` maps
+    each job to its (start, end), `subtimes` to its submission. A Pod bound on its submission or
+    on another job's end (its deletion frees a Node) is bound within tens of ms of it (over 100 ms
+    for the last of a burst); one bound more than `window` s after both was moved by the flush,
+    kube-scheduler's one-second loop, and was bound at the flush's own point of the second.
+    Returns None without such a start, else a dict: the flush starts as (instant, fraction of its
+    second), the drift per second (the median slope between starts at least 10 s apart, unwrapped
+    around the second; None when they are under 30 s apart) and the phase at the workload's origin
+    (the median of the fractions less the drift since the origin, less `latency`, the binding's
+    share; comparable between runs)."""
+    ends = sorted(e for _, e in run.values())
+
+    def caused(job, t):
+        if 0 <= t - subtimes[job] < window:
+            return True
+        return any(0 <= t - e < window for e in ends)
+    pts = sorted((t, t - math.floor(t)) for job, (t, _) in run.items() if not caused(job, t))
+    if not pts:
+        return None
+    ys = [pts[0][1]]
+    for _, f in pts[1:]:
+        while f - ys[-1] > 0.5:
+            f -= 1.0
+        while f - ys[-1] < -0.5:
+            f += 1.0
+        ys.append(f)
+    ts = [t for t, _ in pts]
+    drift = None
+    if ts[-1] - ts[0] >= 30:
+        slopes = sorted((ys[j] - ys[i]) / (ts[j] - ts[i]) for i in range(len(ts)) for j in range(i + 1, len(ts))
+                        if ts[j] - ts[i] >= 10)
+        drift = slopes[len(slopes) // 2]
+    at0 = sorted(y - (drift or 0.0) * t for t, y in zip(ts, ys))
+    origin = (at0[len(at0) // 2] - latency) % 1.0
+    return {"starts": pts, "drift": drift, "origin": origin}
+
+
+def describe_flush(ph):
+    if ph is None:
+        return "no job started by a flush (every start within 0.2 s of its submission or of an end)"
+    (t0, f0), (t1, f1) = ph["starts"][0], ph["starts"][-1]
+    text = "%d flush start%s, %.2f s into the second at %.0f s" % (len(ph["starts"]), "s"[:len(ph["starts"]) > 1], f0, t0)
+    if len(ph["starts"]) > 1:
+        text += " to %.2f s at %.0f s" % (f1, t1)
+    if ph["drift"] is not None:
+        text += " (drifting %.2f ms/s)" % (ph["drift"] * 1000)
+    return text
+
+
+def report_flush(jobs, real, vt_batsim, bridge_args):
+    """Print each run's back-off flush phase and, when vtime's is far from the real runs', the
+    --loop-phase that would place it at theirs: the phase is whatever a real scheduler's start
+    left (docs/k8s.md), so a job off by a flush may be the phase, not the model."""
+    log("\nback-off flush (kube-scheduler's one-second loop), from the jobs it started:")
+    subtimes = {j["id"]: j["subtime"] for j in jobs}
+    origins = []
+    for i, run in enumerate(real):
+        ph = flush_phase(run, subtimes)
+        log("  real run %d: %s" % (i + 1, describe_flush(ph)))
+        if ph:
+            origins.append(ph["origin"])
+    vt = flush_phase(vt_batsim, subtimes)
+    log("  vtime:      %s" % describe_flush(vt))
+    if not origins or vt is None or any(b.startswith("--loop-phase") for b in bridge_args):
+        return
+    # The real runs' median phase at the origin, on the circle around vtime's.
+    rel = sorted(((o - vt["origin"] + 0.5) % 1.0) - 0.5 for o in origins)
+    delta = rel[len(rel) // 2]
+    if abs(delta) > 0.1:
+        log("  vtime's flush falls %.2f s %s in the second than the real runs' (a real cluster's phase is wherever "
+            "its start left it); to compare at theirs: --bridge-arg=--loop-phase=%dms"
+            % (abs(delta), "earlier" if delta > 0 else "later", round(((0.5 + delta) % 1.0) * 1000)))
+
+
 def real_run(jobs, hosts, a, bin_dir, work, tag):
     d = os.path.join(work, tag)
     os.makedirs(d, exist_ok=True)
@@ -435,6 +513,7 @@ def main():
             vt = [vtime_run(os.path.abspath(a.vtime), a.workload, a, hosts, work, "vtime%d" % k) for k in (1, 2)]
             same = vt[0]["batsim"] == vt[1]["batsim"]
             result["vtime"] = [v["batsim"] for v in vt]
+            report_flush(jobs, real, vt[0]["batsim"], a.bridge_arg)
             status = report.report(a, jobs, real, vt[0]["batsim"], vt[0]["batsim"], same, vt[0]["wall"],
                                    a.scheduler_config or "default profile", "k8s_reference")
         report.save(a.out, result)

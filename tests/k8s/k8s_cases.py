@@ -445,6 +445,42 @@ def queue_order(c):
           "at 56 s" % (starts["21"], starts["27"]))
 
 
+def reference_flush_phase(c):
+    """The reference harness reads where each run's back-off flush fell in the second from the
+    jobs it started (a start neither on its submission nor on another job's end), for the kept
+    real runs of swf2 (bench/references/k8s/) and for vtime, and when vtime's is far from theirs
+    prints the --loop-phase that places it there; with that option vtime's flush starts fall
+    within 0.1 s of the real runs' median phase and the hint is gone."""
+    harness = os.path.normpath(os.path.join(REFERENCES, "..", "..", "k8s_reference.py"))
+    wl, real = os.path.join(REFERENCES, "swf2.json"), os.path.join(REFERENCES, "swf2.default.real.json")
+
+    def run(*more):
+        r = subprocess.run([sys.executable, harness, "-w", wl, "--real-from", real, "--vtime", c.a.vtime] + list(more),
+                           capture_output=True, text=True, timeout=600, cwd=c.dir, stdin=subprocess.DEVNULL)
+        sys.stdout.write(r.stdout[-2500:])
+        check(r.returncode in (0, 1), "k8s_reference.py exited %d: %s" % (r.returncode, r.stdout[-2000:]))
+        return r.stdout
+    out = run()
+    # The kept real runs: two flushes at 0.32-0.35 s into the second at 63 s, one at 0.72 s.
+    for n, at in ((1, "0.72"), (2, "0.32"), (3, "0.35")):
+        check(("real run %d: 4 flush starts, %s s into the second at 6" % (n, at)) in out,
+              "real run %d's flush phase not read as %s s" % (n, at))
+    vt = [line for line in out.splitlines() if line.startswith("  vtime: ")]
+    check(len(vt) == 1 and "0.58 s into the second at 64 s" in vt[0], "vtime's flush (0.5 s, drifting 1 ms/s, plus the "
+          "start's latencies) not read at 0.58 s at 64 s: %s" % vt)
+    hint = [line for line in out.splitlines() if "to compare at theirs: --bridge-arg=--loop-phase=" in line]
+    check(len(hint) == 1 and "later in the second" in hint[0], "no --loop-phase hint (vtime's flush later): %s" % hint)
+    opt = hint[0].split("--bridge-arg=")[1].strip()
+    phase = int(opt.split("=")[1].rstrip("ms"))
+    check(250 <= phase <= 330, "the hint's phase %d ms is not near the real median's origin (~290 ms)" % phase)
+    out = run("--bridge-arg=" + opt)
+    check("to compare at theirs" not in out, "a hint again with %s" % opt)
+    vt = [line for line in out.splitlines() if line.startswith("  vtime: ")]
+    at = float(vt[0].split(" s into the second")[0].split(", ")[-1]) if vt else -1
+    check(0.28 <= at <= 0.45, "with %s vtime's first flush start is %.2f s into the second, not near the real "
+          "median's 0.35 s: %s" % (opt, at, vt))
+
+
 def latency_models(c):
     """--etcd-sync-latency and --attempt-cost: with every fsync of etcd taking 5 ms, a job on a
     free Node starts later than its submission by at least the two durable writes of its Pod's
@@ -552,6 +588,7 @@ CASES = {
     "client_latency": client_latency,
     "loop_phase": loop_phase,
     "queue_order": queue_order,
+    "reference_flush_phase": reference_flush_phase,
     "latency_models": latency_models,
     "validate_bad_input": validate_bad_input,
     "validate_small": validate_small,
