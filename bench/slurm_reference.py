@@ -20,6 +20,7 @@ exit: 0 done (and with --vtime every job passes), 1 some job off, 2 set-up error
 """
 import argparse
 import csv
+import datetime
 import json
 import math
 import os
@@ -68,7 +69,7 @@ def delays(jobs):
     return {j["id"]: j["delay"] for j in jobs}
 
 
-def real_run(jobs, nodes, extra, work, tag, debug, conf_seen, latencies):
+def real_run(jobs, nodes, extra, work, tag, debug, conf_seen, latencies, clocks):
     d = os.path.join(work, tag)
     sv.NODES = nodes
     if debug:
@@ -79,6 +80,9 @@ def real_run(jobs, nodes, extra, work, tag, debug, conf_seen, latencies):
         # The origin: a whole second, a few seconds after every node is idle (slurmctld's start-up
         # scheduling over), not aligned with anything of Slurm's.
         origin = math.floor(time.time()) + 5
+        # Where the run fell on the wall clock: backfill rounds its plans to bf_resolution (60 s)
+        # of absolute time, so the origin's second within its minute is one more arbitrary phase.
+        clocks.append({"origin": origin, "slurmctld_start": round(c.t_ctld, 3)})
         ids = {}
         lags = []
         last_note = time.monotonic()
@@ -129,6 +133,20 @@ def real_run(jobs, nodes, extra, work, tag, debug, conf_seen, latencies):
         c.stop()
 
 
+def vtime_epoch(vtime_args):
+    """The wall-clock second of the tree's virtual time 0: vtime's default, or an --epoch given
+    to `vtime slurm` (ISO-8601, UTC unless it says otherwise)."""
+    for i, arg in enumerate(vtime_args):
+        text = arg[len("--epoch="):] if arg.startswith("--epoch=") else (
+            vtime_args[i + 1] if arg == "--epoch" and i + 1 < len(vtime_args) else None)
+        if text is not None:
+            when = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+            if when.tzinfo is None:
+                when = when.replace(tzinfo=datetime.timezone.utc)
+            return int(when.timestamp())
+    return sv.VTIME_EPOCH
+
+
 def vtime_run(vtime, wl, jobs, extra_path, nodes, work, tag, bridge_args=(), vtime_args=()):
     prefix = os.path.join(work, tag)
     cmd = [vtime, "slurm", "--hosts", str(nodes), "-w", wl, "-e", prefix, "-q"]
@@ -151,7 +169,7 @@ def vtime_run(vtime, wl, jobs, extra_path, nodes, work, tag, bridge_args=(), vti
     with open(prefix + "_jobs.csv") as f:
         for row in csv.DictReader(f):
             out[row["job_id"]] = (float(row["starting_time"]), float(row["finish_time"]))
-    origin = sv.VTIME_EPOCH + round(setup)
+    origin = vtime_epoch(vtime_args) + round(setup)
     slurm = {n: (rec["StartTime"] - origin, rec["EndTime"] - origin)
              for n, rec in recs.items() if rec["StartTime"] is not None}
     with open(prefix + "_slurm/slurm.conf") as f:
@@ -185,21 +203,22 @@ def main():
         extra = sv.extra_lines(a.slurm_conf) if a.slurm_conf else []
         nodes = a.nodes or nb_res or max(j["res"] for j in jobs)
         log("workload %s: %d jobs on %d nodes; %d real-time runs" % (a.workload, len(jobs), nodes, a.runs))
-        real, conf_seen, latencies = [], [], []
+        real, conf_seen, latencies, clocks = [], [], [], []
         if a.real_from:
             saved, real = report.load_real(a.real_from)
             if saved.get("slurm_conf") != extra:
                 raise sv.SetupError("%s was made with other slurm.conf lines: %s" % (a.real_from, saved.get("slurm_conf")))
             conf_seen = saved.get("conf", [])
             latencies = saved.get("latencies", [])
+            clocks = saved.get("clocks", [])
             a.runs = 0
             log("  %d real runs from %s" % (len(real), a.real_from))
         for i in range(a.runs):
             t0 = time.monotonic()
-            real.append(real_run(jobs, nodes, extra, work, "real%d" % (i + 1), a.debug, conf_seen, latencies))
+            real.append(real_run(jobs, nodes, extra, work, "real%d" % (i + 1), a.debug, conf_seen, latencies, clocks))
             log("  real run %d of %d: %.0f s" % (i + 1, a.runs, time.monotonic() - t0))
         result = {"workload": os.path.abspath(a.workload), "slurm_conf": extra, "real": real,
-                  "conf": conf_seen[:1], "latencies": latencies}
+                  "conf": conf_seen[:1], "latencies": latencies, "clocks": clocks}
         status = 0
         if a.vtime:
             vt = [vtime_run(os.path.abspath(a.vtime), a.workload, jobs, a.slurm_conf, nodes, work, "vtime%d" % k,
@@ -217,6 +236,13 @@ def main():
             for i, lat in enumerate(latencies):
                 log("  real run %d: %s" % (i + 1, sv.describe_latencies(lat)))
             log("  vtime:      %s" % sv.describe_latencies(vt[0]["latencies"]))
+            log("\nthe origin on the wall clock (backfill rounds its plans to whole minutes of it):")
+            for i, ck in enumerate(clocks):
+                log("  real run %d: %2d s past a minute, %.1f s after slurmctld's start"
+                    % (i + 1, ck["origin"] % 60, ck["origin"] - ck["slurmctld_start"]))
+            vt_origin = vtime_epoch(a.vtime_arg) + round(vt[0]["setup"])
+            log("  vtime:      %2d s past a minute, %.1f s after slurmctld's start (`--vtime-arg=--epoch=...` moves it)"
+                % (vt_origin % 60, vt[0]["setup"]))
             status = report.report(a, jobs, real, vt[0]["slurm"], vt[0]["batsim"], same, vt[0]["wall"],
                                    "; ".join(extra) if extra else "generated slurm.conf", "slurm_reference",
                                    what="vt slurm", csv_column="vtime_start_slurm")
