@@ -140,7 +140,10 @@ def vtime_epoch(vtime_args):
         text = arg[len("--epoch="):] if arg.startswith("--epoch=") else (
             vtime_args[i + 1] if arg == "--epoch" and i + 1 < len(vtime_args) else None)
         if text is not None:
-            when = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+            try:
+                when = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+            except ValueError:
+                raise sv.SetupError("--epoch %s: not an ISO-8601 time this harness can place vtime's records by" % text)
             if when.tzinfo is None:
                 when = when.replace(tzinfo=datetime.timezone.utc)
             return int(when.timestamp())
