@@ -39,6 +39,7 @@ import re
 import shutil
 import signal
 import ssl
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -324,7 +325,7 @@ def flush_phase(run, subtimes, window=0.2, latency=0.015):
     around the second; None when they are under 30 s apart) and the phase at the workload's origin
     (the median of the fractions less the drift since the origin, less `latency`, the binding's
     share; comparable between runs)."""
-    ends = sorted(e for _, e in run.values())
+    ends = [e for _, e in run.values()]
 
     def caused(job, t):
         if 0 <= t - subtimes[job] < window:
@@ -343,11 +344,9 @@ def flush_phase(run, subtimes, window=0.2, latency=0.015):
     ts = [t for t, _ in pts]
     drift = None
     if ts[-1] - ts[0] >= 30:
-        slopes = sorted((ys[j] - ys[i]) / (ts[j] - ts[i]) for i in range(len(ts)) for j in range(i + 1, len(ts))
-                        if ts[j] - ts[i] >= 10)
-        drift = slopes[len(slopes) // 2]
-    at0 = sorted(y - (drift or 0.0) * t for t, y in zip(ts, ys))
-    origin = (at0[len(at0) // 2] - latency) % 1.0
+        drift = statistics.median_high((ys[j] - ys[i]) / (ts[j] - ts[i]) for i in range(len(ts))
+                                       for j in range(i + 1, len(ts)) if ts[j] - ts[i] >= 10)
+    origin = (statistics.median_high(y - (drift or 0.0) * t for t, y in zip(ts, ys)) - latency) % 1.0
     return {"starts": pts, "drift": drift, "origin": origin}
 
 
@@ -380,8 +379,7 @@ def report_flush(jobs, real, vt_batsim, bridge_args):
     if not origins or vt is None or any(b.startswith("--loop-phase") for b in bridge_args):
         return
     # The real runs' median phase at the origin, on the circle around vtime's.
-    rel = sorted(((o - vt["origin"] + 0.5) % 1.0) - 0.5 for o in origins)
-    delta = rel[len(rel) // 2]
+    delta = statistics.median_high(((o - vt["origin"] + 0.5) % 1.0) - 0.5 for o in origins)
     if abs(delta) > 0.1:
         log("  vtime's flush falls %.2f s %s in the second than the real runs' (a real cluster's phase is wherever "
             "its start left it); to compare at theirs: --bridge-arg=--loop-phase=%dms"
