@@ -180,8 +180,8 @@ def vtime_run(vtime, wl, jobs, extra_path, nodes, work, tag, bridge_args=(), vti
     port = int(re.search(r"SlurmctldPort=(\d+)", text).group(1))
     conf = sorted(sv.conf_settings(text, prefix + "_slurm", port))
     lat = sv.slurm_latencies(prefix + "_slurm/log/slurmctld.log", prefix + "_slurm/jobcomp.txt", delays(jobs))
-    return {"batsim": out, "slurm": slurm, "setup": setup, "wall": time.monotonic() - t0, "conf": conf,
-            "latencies": lat}
+    return {"batsim": out, "slurm": slurm, "setup": setup, "origin": origin, "wall": time.monotonic() - t0,
+            "conf": conf, "latencies": lat}
 
 
 def main():
@@ -243,9 +243,8 @@ def main():
             for i, ck in enumerate(clocks):
                 log("  real run %d: %2d s past a minute, %.1f s after slurmctld's start"
                     % (i + 1, ck["origin"] % 60, ck["origin"] - ck["slurmctld_start"]))
-            vt_origin = vtime_epoch(a.vtime_arg) + round(vt[0]["setup"])
             log("  vtime:      %2d s past a minute, %.1f s after slurmctld's start (`--vtime-arg=--epoch=...` moves it)"
-                % (vt_origin % 60, vt[0]["setup"]))
+                % (vt[0]["origin"] % 60, vt[0]["setup"]))
             status = report.report(a, jobs, real, vt[0]["slurm"], vt[0]["batsim"], same, vt[0]["wall"],
                                    "; ".join(extra) if extra else "generated slurm.conf", "slurm_reference",
                                    what="vt slurm", csv_column="vtime_start_slurm")
