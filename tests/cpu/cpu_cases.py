@@ -2,6 +2,7 @@
 """Programs that wait by running, under each CPU-time model (docs/design.md, "CPU-time model").
 
 usage: cpu_cases.py --list | CASE --vtime VTIME --spin SPIN_CLOCK --handover SPIN_HANDOVER --early-wake EARLY_WAKE
+                        [--sanitizer-yields SANITIZER_YIELDS]
 
 Each case runs real programs (python3 and our spin_clock) under `vtime exec` as an unprivileged
 user and checks what the issue asks of the models:
@@ -23,6 +24,9 @@ user and checks what the issue asks of the models:
   zero_warns             under zero the spin hangs, and vtime says so once: which thread runs, what
                          it does, which model would help (killed by `timeout` after 8 s);
   bogus                  --cpu-model bogus is a usage error listing the models (exec, run, replay);
+  sanitizer_yields       an ASan-built program's 1,000 leak checks (LeakSanitizer spins on
+                         sched_yield while its tracer thread scans) cost no virtual time, its own
+                         20,000 yields do, the same on two runs;
   early_wake             under real, timed futex and condition waits whose deadline passes before
                          they block (strace holds every futex call 2 ms at its entry) still end:
                          the wake-up is repeated until the wait is over (abi::kAgentRetry).
@@ -179,6 +183,30 @@ def case_early_wake(args):
         fail("early_wake exited %d" % r.returncode)
 
 
+def case_sanitizer_yields(args):
+    if not args.sanitizer_yields:
+        print("SKIP: the compiler cannot build a program with -fsanitize=address")
+        sys.exit(77)
+    # The shim is preloaded before the ASan runtime; ASan would refuse that order by default.
+    env = dict(os.environ, ASAN_OPTIONS="verify_asan_link_order=0:detect_leaks=1")
+    outs = []
+    for _ in range(2):
+        cmd = UNPRIVILEGED + [args.vtime, "exec", "--", args.sanitizer_yields, "1000"]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd="/tmp", env=env)
+        print("$ %s\n%s%s(exit %d)" % (" ".join(cmd), r.stdout, r.stderr, r.returncode))
+        if r.returncode != 0:
+            fail("exit status %d" % r.returncode)
+        outs.append(r.stdout)
+    if "leak checks: 1000 in 0 ns" not in outs[0]:
+        fail("LeakSanitizer's own yields were charged as the program's computation")
+    import re
+    m = re.search(r"own yields: 20000 in (\d+) ns", outs[0])
+    if not m or int(m.group(1)) <= 0:
+        fail("the program's own yields were not charged")
+    if outs[0] != outs[1]:
+        fail("two runs differ")
+
+
 def case_bogus(args):
     for sub in (["exec", "--cpu-model", "bogus", "--", "true"],
                 ["run", "--hosts", "1", "-w", "/nonexistent.json", "-e", "/tmp/x", "--cpu-model", "bogus", "--", "true"],
@@ -203,6 +231,7 @@ def main():
     p.add_argument("--spin")
     p.add_argument("--handover")
     p.add_argument("--early-wake")
+    p.add_argument("--sanitizer-yields")
     args = p.parse_args()
     if args.list:
         print("\n".join(CASES))
