@@ -322,12 +322,15 @@ def run_equals_shorthand(c):
 
 
 def reference(name, runs):
-    """A reference workload on cluster16 with sched/builtin (long: label 'long')."""
+    """A reference workload on cluster16 with sched/builtin (long: label 'long'); `--runs N`
+    repeats it N times instead (the sanitizer presets: two runs prove the repeat, five took
+    longer than the test's 900 s under ThreadSanitizer)."""
     def case(c):
+        n = int(c.a.runs) if c.a.runs else runs
         wl = os.path.join(ROOT, "examples", "workloads", name + ".json")
         builtin = c.conf("fcfs.conf", "SchedulerType=sched/builtin\n")
         first = None
-        for i in range(runs):
+        for i in range(n):
             # event_fcfs takes jobs due at one instant in Batsim's order: so does Slurm here.
             prefix, _ = c.vtime_slurm(wl, name, extra=builtin, more=["--", "--submit-order", "batsim"])
             text = read(prefix + "_jobs.csv")
@@ -371,4 +374,4 @@ def missing_slurm():
 
 
 if __name__ == "__main__":
-    sys.exit(bridge_cases.main(CASES, ["--vtime", "--slurm", "--event-fcfs"], Case, missing_slurm))
+    sys.exit(bridge_cases.main(CASES, ["--vtime", "--slurm", "--event-fcfs", "--runs"], Case, missing_slurm))
